@@ -1,0 +1,24 @@
+# Compiler settings shared by every target of the project.
+add_library(fulfillsync_options INTERFACE)
+target_compile_options(fulfillsync_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+  $<$<BOOL:${FULFILLSYNC_WERROR}>:-Werror>)
+# Asio and Beast are compiled once, in common/src/asio_impl.cpp, instead of in every translation unit.
+target_compile_definitions(fulfillsync_options INTERFACE
+  BOOST_ASIO_SEPARATE_COMPILATION BOOST_BEAST_SEPARATE_COMPILATION BOOST_ASIO_NO_DEPRECATED)
+if(FULFILLSYNC_SANITIZE)
+  target_compile_options(fulfillsync_options INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(fulfillsync_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# fulfillsync_library(NAME <name> SOURCES ... [DEPS ...]): a component library with its public
+# include/ folder, exported as fulfillsync::<name>.
+function(fulfillsync_library)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(fulfillsync_${ARG_NAME} STATIC ${ARG_SOURCES})
+  add_library(fulfillsync::${ARG_NAME} ALIAS fulfillsync_${ARG_NAME})
+  target_include_directories(fulfillsync_${ARG_NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(fulfillsync_${ARG_NAME}
+    PUBLIC fulfillsync_options ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()

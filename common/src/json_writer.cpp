@@ -1,0 +1,1 @@
+#include "fulfillsync/common/json_writer.hpp"

@@ -1,0 +1,1 @@
+#include "fulfillsync/common/timestamps.hpp"

@@ -1,0 +1,199 @@
+#include "fulfillsync/config/loader.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "fulfillsync/common/logging.hpp"
+#include "yaml_reader.hpp"
+
+namespace fulfillsync::config {
+namespace {
+
+using namespace std::chrono_literals;
+using detail::Need;
+using detail::Section;
+
+constexpr std::int64_t kMaxPort = 65535;
+
+Section::Parse<spdlog::level::level_enum> log_level() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<spdlog::level::level_enum> {
+    auto name = detail::string_value()(value, why);
+    if (!name) return std::nullopt;
+    if (auto level = logging::parse_level(*name)) return level;
+    why = fmt::format("'{}' is not a log level: trace, debug, info, warn, error, critical or off", *name);
+    return std::nullopt;
+  };
+}
+
+// "host:port" or "[ipv6]:port".
+struct Endpoint {
+  std::string host;
+  std::uint16_t port;
+};
+Section::Parse<Endpoint> endpoint() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<Endpoint> {
+    auto text = detail::string_value()(value, why);
+    if (!text) return std::nullopt;
+    const std::size_t colon = text->rfind(':');
+    std::string host = colon == std::string::npos ? "" : text->substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    YAML::Node port_node(colon == std::string::npos ? "" : text->substr(colon + 1));
+    std::string port_why;
+    const auto port = detail::integer(0, kMaxPort)(port_node, port_why);
+    if (host.empty() || !port) {
+      why = fmt::format("'{}' is not HOST:PORT (e.g. 127.0.0.1:9464; port 0 picks a free port)", *text);
+      return std::nullopt;
+    }
+    return Endpoint{host, static_cast<std::uint16_t>(*port)};
+  };
+}
+
+// A secret file must exist and be readable by its owner only: the token grants full account access.
+void check_secret_file(Section& section, std::string_view key, const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    section.reject(key, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    section.reject(key, fmt::format("{} is not a regular file", file.string()));
+    return;
+  }
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    section.reject(key, fmt::format("{} is accessible to group or others (mode {:04o}); restrict it with "
+                                    "'chmod 600 {}', or pass it with systemd's LoadCredential= (see README)",
+                                    file.string(), st.st_mode & 07777, file.string()));
+    return;
+  }
+  if (::access(file.c_str(), R_OK) != 0) {
+    section.reject(key, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
+  }
+}
+
+void read_service(Section section, ServiceConfig& out) {
+  section.read("shutdown_timeout", out.shutdown_timeout, Need::optional, detail::duration(1s, 10min));
+}
+
+void read_logging(Section section, LoggingConfig& out) {
+  section.read("level", out.level, Need::optional, log_level());
+}
+
+void read_checkpoint(Section section, CheckpointConfig& out) {
+  section.read("path", out.path, Need::required, detail::path());
+}
+
+void read_merchant(Section section, MerchantConfig& out) {
+  std::string driver = "sqlite";
+  section.read("driver", driver, Need::optional, detail::one_of({"sqlite"}));
+  out.driver = MerchantDriver::sqlite;
+  {
+    Section sqlite = section.section("sqlite", Need::required);
+    sqlite.read("path", out.sqlite.path, Need::required, detail::path());
+    sqlite.read("busy_timeout", out.sqlite.busy_timeout, Need::optional, detail::duration(0ms, 10min));
+  }
+  section.read("manage_result_tables", out.manage_result_tables, Need::optional, detail::boolean());
+  section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
+}
+
+void read_api(Section section, ApiConfig& out) {
+  section.read("base_url", out.base_url, Need::required, detail::string_value());
+  section.read("version", out.version, Need::optional, detail::one_of({"2025-07", "2026-01", "2026-07"}));
+  section.read("token_file", out.token_file, Need::required, detail::path());
+  section.read("ca_file", out.ca_file, Need::optional, detail::path());
+  section.read("allow_plain_http", out.allow_plain_http, Need::optional, detail::boolean());
+  section.read("channel_id", out.channel_id, Need::optional, detail::integer(1, INT32_MAX));
+  section.read("requests_per_minute", out.requests_per_minute, Need::optional, detail::integer(1, 100'000));
+  section.read("connect_timeout", out.connect_timeout, Need::optional, detail::duration(100ms, 5min));
+  section.read("request_timeout", out.request_timeout, Need::optional, detail::duration(100ms, 10min));
+
+  if (!out.base_url.empty()) {
+    const bool https = out.base_url.rfind("https://", 0) == 0;
+    const bool http = out.base_url.rfind("http://", 0) == 0;
+    if (!https && !http) {
+      section.reject("base_url", fmt::format("'{}' is not an http:// or https:// URL", out.base_url));
+    } else if (http && !out.allow_plain_http) {
+      section.reject("base_url", "plain http:// sends the token unencrypted; use https://, or set "
+                                 "api.allow_plain_http: true for a local sandbox");
+    }
+  }
+  if (!out.token_file.empty()) check_secret_file(section, "token_file", out.token_file);
+}
+
+void read_metrics(Section section, MetricsConfig& out) {
+  section.read("enabled", out.enabled, Need::optional, detail::boolean());
+  std::optional<Endpoint> listen;
+  section.read("listen", listen, Need::optional, endpoint());
+  if (listen) {
+    out.host = listen->host;
+    out.port = listen->port;
+  }
+}
+
+Config parse(const YAML::Node& root, std::string_view name, detail::Diagnostics& diagnostics) {
+  Config config;
+  config.source = std::string(name);
+  Section top(root, "", YAML::Mark(), diagnostics);
+  read_service(top.section("service"), config.service);
+  read_logging(top.section("logging"), config.logging);
+  read_checkpoint(top.section("checkpoint", Need::required), config.checkpoint);
+  read_merchant(top.section("merchant", Need::required), config.merchant);
+  read_api(top.section("api", Need::required), config.api);
+  read_metrics(top.section("metrics"), config.metrics);
+  return config;
+}
+
+Config load(std::string_view yaml, std::string_view name) {
+  detail::Diagnostics diagnostics{std::string(name)};
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    diagnostics.error(e.mark, "", e.msg);
+    throw ConfigError(diagnostics.take());
+  }
+  Config config = parse(root, name, diagnostics);
+  if (!diagnostics.empty()) throw ConfigError(diagnostics.take());
+  return config;
+}
+
+std::string summary(const std::vector<Diagnostic>& diagnostics) {
+  std::string text;
+  for (const auto& diagnostic : diagnostics) {
+    if (!text.empty()) text += '\n';
+    text += diagnostic.to_string();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string Diagnostic::to_string() const {
+  std::string text = file;
+  if (line > 0) text += fmt::format(":{}:{}", line, column);
+  text += ": ";
+  if (!key_path.empty()) text += key_path + ": ";
+  return text + message;
+}
+
+ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
+    : std::runtime_error(summary(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+Config load_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError({Diagnostic{path.string(), 0, 0, "", fmt::format("cannot read: {}", std::strerror(errno))}});
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load(text.str(), path.string());
+}
+
+Config load_string(std::string_view yaml, std::string_view name) { return load(yaml, name); }
+
+}  // namespace fulfillsync::config

@@ -1,0 +1,14 @@
+#include "fulfillsync/merchant/merchant_database.hpp"
+
+#include "fulfillsync/merchant/sqlite_merchant_database.hpp"
+
+namespace fulfillsync::merchant {
+
+std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantConfig& config) {
+  switch (config.driver) {
+    case config::MerchantDriver::sqlite: return std::make_unique<SqliteMerchantDatabase>(config.sqlite);
+  }
+  throw MerchantDatabaseError("unknown merchant database driver");
+}
+
+}  // namespace fulfillsync::merchant

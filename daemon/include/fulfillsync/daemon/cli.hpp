@@ -1,0 +1,39 @@
+#pragma once
+// fulfillsyncd's command line: parsing, help and the exit codes (sysexits.h).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <spdlog/common.h>
+
+namespace fulfillsync::daemon {
+
+// sysexits(3), which systemd units and scripts understand.
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int usage = 64;        // EX_USAGE
+inline constexpr int unavailable = 69;  // EX_UNAVAILABLE: a store or service could not be opened
+inline constexpr int software = 70;     // EX_SOFTWARE: an internal error
+inline constexpr int config = 78;       // EX_CONFIG
+}  // namespace exit_code
+
+inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
+
+enum class Command { run, check_config, help, version };
+
+struct CommandLine {
+  Command command = Command::run;
+  std::filesystem::path config_path = kDefaultConfigPath;
+  std::optional<spdlog::level::level_enum> log_level;
+};
+
+// Parses argv (without the program name). On a usage error returns nothing and sets `error`.
+std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args, std::string& error);
+
+std::string usage_text();
+
+// The whole program: parses the command line and runs the command. Returns the exit code.
+int main(int argc, char** argv);
+
+}  // namespace fulfillsync::daemon

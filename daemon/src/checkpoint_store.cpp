@@ -1,0 +1,66 @@
+#include "fulfillsync/daemon/checkpoint_store.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <SQLiteCpp/Database.h>
+#include <fmt/format.h>
+
+#include "fulfillsync/common/sqlite_migrations.hpp"
+#include "fulfillsync/schema/migrations.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+constexpr const char* kVersionTable = "schema_migrations";
+
+}  // namespace
+
+CheckpointStore::CheckpointStore(const std::filesystem::path& path) : path_(path) {
+  const std::filesystem::path directory = path_.has_parent_path() ? path_.parent_path() : ".";
+  if (!std::filesystem::is_directory(directory)) {
+    throw CheckpointStoreError(fmt::format("checkpoint store {}: directory {} does not exist", path_.string(),
+                                           directory.string()));
+  }
+  // Creating the file ourselves sets its mode; SQLite would create it world-readable under umask 022.
+  lock_fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) {
+    throw CheckpointStoreError(fmt::format("checkpoint store {}: {}", path_.string(), std::strerror(errno)));
+  }
+  // Two daemons on one store would send the same orders twice.
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw CheckpointStoreError(error == EWOULDBLOCK
+                                   ? fmt::format("checkpoint store {} is in use by another fulfillsyncd", path_.string())
+                                   : fmt::format("checkpoint store {}: {}", path_.string(), std::strerror(error)));
+  }
+  try {
+    db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_FULLMUTEX);
+    db_->setBusyTimeout(5000);
+    db_->exec("PRAGMA journal_mode = WAL");
+    // The ledger's in_flight mark must be on disk before a request leaves: FULL syncs every commit.
+    db_->exec("PRAGMA synchronous = FULL");
+    db_->exec("PRAGMA foreign_keys = ON");
+    sqlite::migrate(*db_, schema::checkpoint_migrations(), kVersionTable,
+                    fmt::format("checkpoint store {}", path_.string()));
+  } catch (const sqlite::MigrationError& e) {
+    throw CheckpointStoreError(e.what());
+  } catch (const SQLite::Exception& e) {
+    throw CheckpointStoreError(fmt::format("checkpoint store {}: {}", path_.string(), e.what()));
+  }
+}
+
+CheckpointStore::~CheckpointStore() {
+  db_.reset();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+int CheckpointStore::schema_version() const { return sqlite::schema_version(*db_, kVersionTable); }
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,3 @@
+#include "fulfillsync/daemon/cli.hpp"
+
+int main(int argc, char** argv) { return fulfillsync::daemon::main(argc, argv); }

@@ -1,0 +1,62 @@
+#include "fulfillsync/daemon/metrics.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <prometheus/exposer.h>
+
+#include "fulfillsync/common/version.hpp"
+#include "fulfillsync/daemon/process_metrics.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+prometheus::Gauge& single_gauge(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessMetrics>()),
+      reload_successful_(single_gauge(*registry_, "fulfillsync_config_last_reload_successful",
+                                      "Whether the last configuration load or reload succeeded (1) or failed (0).")),
+      reload_success_timestamp_(single_gauge(*registry_, "fulfillsync_config_last_reload_success_timestamp_seconds",
+                                             "When the configuration was last loaded successfully, in Unix time.")) {
+  prometheus::BuildGauge()
+      .Name("fulfillsync_build_info")
+      .Help("Always 1; the labels describe the running build.")
+      .Register(*registry_)
+      .Add({{"version", kVersion}})
+      .Set(1);
+}
+
+Metrics::~Metrics() = default;
+
+std::uint16_t Metrics::serve(const config::MetricsConfig& config) {
+  const std::string host = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
+  const std::string address = fmt::format("{}:{}", host, config.port);
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("cannot serve metrics on {}: {}", address, e.what()));
+  }
+  exposer_->RegisterCollectable(registry_);
+  exposer_->RegisterCollectable(process_);
+  const auto ports = exposer_->GetListeningPorts();
+  if (ports.empty()) throw std::runtime_error(fmt::format("cannot serve metrics on {}", address));
+  return static_cast<std::uint16_t>(ports.front());
+}
+
+void Metrics::record_config_load(bool success) {
+  reload_successful_.Set(success ? 1 : 0);
+  if (success) reload_success_timestamp_.Set(now_seconds());
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,255 @@
+#include "fulfillsync/config/loader.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fulfillsync/testing/process.hpp"
+
+namespace fulfillsync::config {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class ConfigLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    token = dir / "api-token";
+    testing::write_file(token, "secret\n");
+    chmod(token.c_str(), 0600);
+  }
+
+  // A complete, valid file; `extra` is appended as further top-level YAML.
+  std::string valid(std::string_view extra = "") const {
+    return "checkpoint:\n"
+           "  path: /var/lib/fulfillsync/checkpoint.db\n"
+           "merchant:\n"
+           "  sqlite:\n"
+           "    path: /var/lib/shop/shop.db\n"
+           "api:\n"
+           "  base_url: https://api.example.com\n"
+           "  token_file: " +
+           token.string() + "\n" + std::string(extra);
+  }
+
+  // The diagnostics of a file that must not load.
+  static std::vector<std::string> errors_of(std::string_view yaml) {
+    try {
+      load_string(yaml, "test.yaml");
+    } catch (const ConfigError& error) {
+      std::vector<std::string> lines;
+      for (const auto& diagnostic : error.diagnostics()) lines.push_back(diagnostic.to_string());
+      return lines;
+    }
+    ADD_FAILURE() << "the configuration loaded:\n" << yaml;
+    return {};
+  }
+
+  testing::TempDir dir;
+  std::filesystem::path token;
+};
+
+TEST_F(ConfigLoaderTest, ValidFileWithDefaults) {
+  const Config config = load_string(valid(), "test.yaml");
+  EXPECT_EQ(config.checkpoint.path, "/var/lib/fulfillsync/checkpoint.db");
+  EXPECT_EQ(config.merchant.sqlite.path, "/var/lib/shop/shop.db");
+  EXPECT_EQ(config.merchant.sqlite.busy_timeout, 5s);
+  EXPECT_EQ(config.merchant.result_table_prefix, "fulfillsync_");
+  EXPECT_EQ(config.api.version, "2026-07");
+  EXPECT_EQ(config.api.requests_per_minute, 150);
+  EXPECT_EQ(config.api.channel_id, std::nullopt);
+  EXPECT_EQ(config.service.shutdown_timeout, 30s);
+  EXPECT_EQ(config.logging.level, spdlog::level::info);
+  EXPECT_EQ(config.metrics.host, "127.0.0.1");  // loopback unless configured
+  EXPECT_EQ(config.metrics.port, 9464);
+}
+
+TEST_F(ConfigLoaderTest, EveryKeySet) {
+  const Config config = load_string(
+      "service:\n"
+      "  shutdown_timeout: 1m30s\n"
+      "logging:\n"
+      "  level: debug\n"
+      "checkpoint:\n"
+      "  path: state/checkpoint.db\n"
+      "merchant:\n"
+      "  driver: sqlite\n"
+      "  sqlite:\n"
+      "    path: shop.db\n"
+      "    busy_timeout: 250ms\n"
+      "  manage_result_tables: false\n"
+      "  result_table_prefix: fs_\n"
+      "api:\n"
+      "  base_url: http://127.0.0.1:8080\n"
+      "  allow_plain_http: true\n"
+      "  version: 2025-07\n"
+      "  token_file: " + token.string() + "\n"
+      "  ca_file: /etc/ssl/provider.pem\n"
+      "  channel_id: 42\n"
+      "  requests_per_minute: 120\n"
+      "  connect_timeout: 5s\n"
+      "  request_timeout: 1m\n"
+      "metrics:\n"
+      "  enabled: true\n"
+      "  listen: '[::1]:0'\n",
+      "test.yaml");
+  EXPECT_EQ(config.service.shutdown_timeout, 90s);
+  EXPECT_EQ(config.logging.level, spdlog::level::debug);
+  EXPECT_EQ(config.merchant.sqlite.busy_timeout, 250ms);
+  EXPECT_FALSE(config.merchant.manage_result_tables);
+  EXPECT_EQ(config.merchant.result_table_prefix, "fs_");
+  EXPECT_EQ(config.api.version, "2025-07");
+  EXPECT_EQ(config.api.ca_file, std::filesystem::path("/etc/ssl/provider.pem"));
+  EXPECT_EQ(config.api.channel_id, 42);
+  EXPECT_EQ(config.api.requests_per_minute, 120);
+  EXPECT_EQ(config.api.request_timeout, 60s);
+  EXPECT_EQ(config.metrics.host, "::1");
+  EXPECT_EQ(config.metrics.port, 0);
+}
+
+TEST_F(ConfigLoaderTest, TheShippedExampleAndDemoFilesAreValid) {
+  setenv("CREDENTIALS_DIRECTORY", dir.path().c_str(), 1);
+  const Config example = load_file(testing::source_path("config/fulfillsync.example.yaml"));
+  unsetenv("CREDENTIALS_DIRECTORY");
+  EXPECT_EQ(example.api.token_file, token);
+  // The demo's token file is created by ./dev demo; only its syntax and keys are checked here.
+  try {
+    load_file(testing::source_path("config/demo.yaml"));
+  } catch (const ConfigError& error) {
+    for (const auto& diagnostic : error.diagnostics()) EXPECT_EQ(diagnostic.key_path, "api.token_file");
+  }
+}
+
+TEST_F(ConfigLoaderTest, UnknownKeyIsReportedAtItsPlaceWithASuggestion) {
+  EXPECT_THAT(errors_of(valid("service:\n  shutdown_timout: 5s\n")),
+              ElementsAre("test.yaml:10:3: service.shutdown_timout: unknown key 'shutdown_timout' "
+                          "(did you mean 'shutdown_timeout'?)"));
+  EXPECT_THAT(errors_of(valid("webhooks: {}\n")), ElementsAre("test.yaml:9:1: webhooks: unknown key 'webhooks'"));
+}
+
+TEST_F(ConfigLoaderTest, WrongTypeIsReportedAtTheValue) {
+  EXPECT_THAT(errors_of(valid("metrics:\n  enabled: maybe\n")),
+              ElementsAre("test.yaml:10:12: metrics.enabled: expected true or false, found 'maybe'"));
+  EXPECT_THAT(errors_of(valid("metrics:\n  enabled: [true]\n")),
+              ElementsAre("test.yaml:10:12: metrics.enabled: expected true or false, found a list"));
+  EXPECT_THAT(errors_of(valid("service: 30s\n")),
+              ElementsAre("test.yaml:9:10: service: expected a mapping of keys, found a scalar"));
+  EXPECT_THAT(errors_of(valid("api2:\n")), ElementsAre("test.yaml:9:1: api2: unknown key 'api2' (did you mean 'api'?)"));
+}
+
+TEST_F(ConfigLoaderTest, OutOfRangeValuesNameTheRange) {
+  EXPECT_THAT(errors_of(valid("service:\n  shutdown_timeout: 1h\n")),
+              ElementsAre("test.yaml:10:21: service.shutdown_timeout: 1h is out of range: allowed 1s to 10m"));
+  EXPECT_THAT(errors_of(valid("service:\n  shutdown_timeout: 30\n")),
+              ElementsAre("test.yaml:10:21: service.shutdown_timeout: '30' is not a duration: write a number with a "
+                          "unit, e.g. 500ms, 30s, 5m, 1h"));
+  EXPECT_THAT(errors_of(valid("metrics:\n  listen: 127.0.0.1:70000\n")),
+              ElementsAre(HasSubstr("test.yaml:10:11: metrics.listen: '127.0.0.1:70000' is not HOST:PORT")));
+}
+
+TEST_F(ConfigLoaderTest, EnumsListWhatIsAllowed) {
+  EXPECT_THAT(errors_of(valid("logging:\n  level: loud\n")),
+              ElementsAre("test.yaml:10:10: logging.level: 'loud' is not a log level: trace, debug, info, warn, "
+                          "error, critical or off"));
+}
+
+TEST_F(ConfigLoaderTest, MissingRequiredKeysAreReportedAtTheirParent) {
+  const std::string yaml =
+      "checkpoint: {}\n"
+      "merchant:\n"
+      "  sqlite:\n"
+      "    busy_timeout: 1s\n";
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:1:13: checkpoint.path: required key 'path' is missing",
+                                           "test.yaml:4:5: merchant.sqlite.path: required key 'path' is missing",
+                                           "test.yaml:1:1: api: required key 'api' is missing"));
+}
+
+TEST_F(ConfigLoaderTest, EveryErrorIsReportedAtOnce) {
+  const std::string yaml =
+      "checkpoint:\n"
+      "  path: a.db\n"
+      "  colour: blue\n"
+      "merchant:\n"
+      "  sqlite:\n"
+      "    path: shop.db\n"
+      "    busy_timeout: forever\n"
+      "api:\n"
+      "  base_url: ftp://example.com\n"
+      "  token_file: " + token.string() + "\n"
+      "  requests_per_minute: 0\n";
+  EXPECT_THAT(errors_of(yaml),
+              ElementsAre("test.yaml:3:3: checkpoint.colour: unknown key 'colour'",
+                          HasSubstr("test.yaml:7:19: merchant.sqlite.busy_timeout: 'forever' is not a duration"),
+                          "test.yaml:11:24: api.requests_per_minute: 0 is out of range: allowed 1 to 100000",
+                          "test.yaml:9:13: api.base_url: 'ftp://example.com' is not an http:// or https:// URL"));
+}
+
+TEST_F(ConfigLoaderTest, SyntaxErrorsHaveALineAndColumn) {
+  EXPECT_THAT(errors_of("checkpoint:\n  path: [unclosed\n"), ElementsAre(HasSubstr("test.yaml:3:1: ")));
+}
+
+TEST_F(ConfigLoaderTest, DuplicateKeysAreErrors) {
+  EXPECT_THAT(errors_of(valid("logging:\n  level: info\n  level: debug\n")),
+              ElementsAre("test.yaml:11:3: logging.level: key 'level' appears more than once"));
+}
+
+TEST_F(ConfigLoaderTest, TokenFileReadableByOthersIsRefusedWithTheFix) {
+  chmod(token.c_str(), 0644);
+  EXPECT_THAT(errors_of(valid()),
+              ElementsAre("test.yaml:8:15: api.token_file: " + token.string() +
+                          " is accessible to group or others (mode 0644); restrict it with 'chmod 600 " +
+                          token.string() + "', or pass it with systemd's LoadCredential= (see README)"));
+  chmod(token.c_str(), 0640);
+  EXPECT_THAT(errors_of(valid()), ElementsAre(HasSubstr("(mode 0640)")));
+  chmod(token.c_str(), 0400);
+  EXPECT_NO_THROW(load_string(valid(), "test.yaml"));
+}
+
+TEST_F(ConfigLoaderTest, MissingTokenFileIsAnError) {
+  std::filesystem::remove(token);
+  EXPECT_THAT(errors_of(valid()), ElementsAre(HasSubstr("api.token_file: cannot read " + token.string() +
+                                                        ": No such file or directory")));
+}
+
+TEST_F(ConfigLoaderTest, CredentialsDirectoryIsExpanded) {
+  setenv("CREDENTIALS_DIRECTORY", dir.path().c_str(), 1);
+  std::string yaml = valid();
+  yaml.replace(yaml.find(token.string()), token.string().size(), "${CREDENTIALS_DIRECTORY}/api-token");
+  EXPECT_EQ(load_string(yaml, "test.yaml").api.token_file, token);
+  unsetenv("CREDENTIALS_DIRECTORY");
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:8:15: api.token_file: environment variable "
+                                           "CREDENTIALS_DIRECTORY is not set (systemd sets it for units with "
+                                           "LoadCredential=)"));
+}
+
+TEST_F(ConfigLoaderTest, PlainHttpNeedsToBeAllowedExplicitly) {
+  std::string yaml = valid();
+  yaml.replace(yaml.find("https://"), 8, "http://");
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("test.yaml:7:13: api.base_url: plain http:// sends the token "
+                                                     "unencrypted")));
+}
+
+TEST_F(ConfigLoaderTest, TablePrefixMustBeAPlainIdentifier) {
+  std::string yaml = valid();
+  yaml.insert(yaml.find("api:"), "  result_table_prefix: \"x; DROP TABLE orders; --\"\n");
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.result_table_prefix: 'x; DROP TABLE orders; --' is "
+                                                     "not a plain SQL identifier")));
+}
+
+TEST_F(ConfigLoaderTest, UnreadableFileIsReported) {
+  try {
+    load_file(dir / "missing.yaml");
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.diagnostics().at(0).to_string(),
+              (dir / "missing.yaml").string() + ": cannot read: No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace fulfillsync::config

@@ -1,0 +1,56 @@
+#include "fulfillsync/daemon/cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fulfillsync::daemon {
+namespace {
+
+std::optional<CommandLine> parse(std::vector<std::string> args, std::string* error_out = nullptr) {
+  std::string error;
+  auto line = parse_command_line(args, error);
+  if (error_out) *error_out = error;
+  return line;
+}
+
+TEST(CommandLineTest, RunIsTheDefault) {
+  const auto line = parse({});
+  ASSERT_TRUE(line);
+  EXPECT_EQ(line->command, Command::run);
+  EXPECT_EQ(line->config_path, "/etc/fulfillsync/fulfillsync.yaml");
+  EXPECT_EQ(line->log_level, std::nullopt);
+}
+
+TEST(CommandLineTest, OptionsInEitherForm) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--config", "a.yaml", "--log-level", "debug", "check-config"},
+           {"--config=a.yaml", "--log-level=debug", "check-config"},
+           {"check-config", "-c", "a.yaml", "-l", "debug"}}) {
+    const auto line = parse(args);
+    ASSERT_TRUE(line);
+    EXPECT_EQ(line->command, Command::check_config);
+    EXPECT_EQ(line->config_path, "a.yaml");
+    EXPECT_EQ(line->log_level, spdlog::level::debug);
+  }
+}
+
+TEST(CommandLineTest, UsageErrorsSayWhat) {
+  std::string error;
+  EXPECT_FALSE(parse({"--config"}, &error));
+  EXPECT_EQ(error, "--config needs a value");
+  EXPECT_FALSE(parse({"--log-level", "loud"}, &error));
+  EXPECT_EQ(error, "'loud' is not a log level: trace, debug, info, warn, error, critical or off");
+  EXPECT_FALSE(parse({"sync"}, &error));
+  EXPECT_EQ(error, "unknown command 'sync'");
+  EXPECT_FALSE(parse({"run", "check-config"}, &error));
+  EXPECT_EQ(error, "unexpected argument 'check-config'");
+  EXPECT_FALSE(parse({"--configuration=x"}, &error));
+  EXPECT_EQ(error, "unknown option '--configuration=x'");
+}
+
+TEST(CommandLineTest, HelpAndVersionWinOverEverythingElse) {
+  EXPECT_EQ(parse({"run", "--help"})->command, Command::help);
+  EXPECT_EQ(parse({"-V"})->command, Command::version);
+}
+
+}  // namespace
+}  // namespace fulfillsync::daemon
