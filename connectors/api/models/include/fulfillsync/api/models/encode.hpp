@@ -1,0 +1,23 @@
+#pragma once
+// Encoding request bodies. Strings are escaped by JsonWriter; a string that is not valid UTF-8 is
+// refused (the error names its path) instead of being sent as JSON the provider would reject.
+// Unset optional members are omitted; money is written from its exact text.
+#include "fulfillsync/api/models/api_version.hpp"
+#include "fulfillsync/api/models/estimate.hpp"
+#include "fulfillsync/api/models/order.hpp"
+#include "fulfillsync/api/models/receiving.hpp"
+#include "fulfillsync/api/models/result.hpp"
+#include "fulfillsync/api/models/return_order.hpp"
+#include "fulfillsync/api/models/shipment.hpp"
+
+namespace fulfillsync::api {
+
+Encoded encode(const OrderCreateRequest& request, ApiVersion version);
+Encoded encode(const ReturnCreateRequest& request, ApiVersion version);
+// Lines may carry `lot_number`/`lot_date` from 2026-01.
+Encoded encode(const ReturnUpdateRequest& request, ApiVersion version);
+Encoded encode(const TrackingUploadRequest& request, ApiVersion version);
+Encoded encode(const SetExternalSyncRequest& request, ApiVersion version);
+Encoded encode(const EstimateRequest& request, ApiVersion version);
+
+}  // namespace fulfillsync::api

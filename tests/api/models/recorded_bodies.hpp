@@ -1,0 +1,34 @@
+#pragma once
+// Recorded bodies under tests/api/models/bodies/<version>/, and the versions the tests run over.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "fulfillsync/api/models/api_version.hpp"
+#include "fulfillsync/testing/process.hpp"
+
+namespace fulfillsync::api {
+// GoogleTest prints parameters through this (found by argument-dependent lookup).
+inline void PrintTo(ApiVersion version, std::ostream* out) { *out << to_string(version); }
+}  // namespace fulfillsync::api
+
+namespace fulfillsync::api::testing_bodies {
+
+inline std::string recorded_body(ApiVersion version, std::string_view name) {
+  return fulfillsync::testing::read_file(fulfillsync::testing::source_path(
+      "tests/api/models/bodies/" + std::string(to_string(version)) + "/" + std::string(name)));
+}
+
+inline constexpr ApiVersion kAllVersions[] = {ApiVersion::v2025_07, ApiVersion::v2026_01, ApiVersion::v2026_07};
+
+struct VersionName {
+  std::string operator()(const ::testing::TestParamInfo<ApiVersion>& info) const {
+    std::string name(to_string(info.param));
+    name[4] = '_';
+    return "v" + name;
+  }
+};
+
+}  // namespace fulfillsync::api::testing_bodies
