@@ -99,18 +99,51 @@ void read_merchant(Section section, MerchantConfig& out) {
   }
   section.read("manage_result_tables", out.manage_result_tables, Need::optional, detail::boolean());
   section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
+  section.read("poll_interval", out.poll_interval, Need::optional, detail::duration(10ms, 1h));
+  section.read("look_back", out.look_back, Need::optional, detail::duration(0ms, 7 * 24h));
+  section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
 }
 
 void read_api(Section section, ApiConfig& out) {
   section.read("base_url", out.base_url, Need::required, detail::string_value());
-  section.read("version", out.version, Need::optional, detail::one_of({"2025-07", "2026-01", "2026-07"}));
-  section.read("token_file", out.token_file, Need::required, detail::path());
-  section.read("ca_file", out.ca_file, Need::optional, detail::path());
   section.read("allow_plain_http", out.allow_plain_http, Need::optional, detail::boolean());
+  section.read("version", out.version, Need::optional, detail::one_of({"2025-07", "2026-01", "2026-07"}));
+  // Exactly one way to authenticate: a personal access token, or OAuth.
+  const bool oauth = section.has("oauth");
+  section.read("token_file", out.token_file, oauth ? Need::optional : Need::required, detail::path());
+  if (oauth && !out.token_file.empty()) section.reject("token_file", "set either token_file or oauth, not both");
+  if (oauth) {
+    OAuthConfig config;
+    Section o = section.section("oauth");
+    o.read("auth_url", config.auth_url, Need::required, detail::string_value());
+    o.read("client_id", config.client_id, Need::required, detail::string_value());
+    o.read("client_secret_file", config.client_secret_file, Need::required, detail::path());
+    o.read("redirect_uri", config.redirect_uri, Need::optional, detail::string_value());
+    o.read("scopes", config.scopes, Need::optional, detail::string_list());
+    if (!config.auth_url.empty() && config.auth_url.rfind("https://", 0) != 0 &&
+        !(config.auth_url.rfind("http://", 0) == 0 && out.allow_plain_http)) {
+      o.reject("auth_url", "must be an https:// URL (http:// only with api.allow_plain_http)");
+    }
+    if (config.redirect_uri.rfind("http://127.0.0.1:", 0) != 0 && config.redirect_uri.rfind("http://localhost:", 0) != 0) {
+      o.reject("redirect_uri", "must be a loopback http://127.0.0.1:PORT/... or http://localhost:PORT/... address, "
+                               "where 'fulfillsyncd auth login' listens for the callback");
+    }
+    if (!config.client_secret_file.empty()) check_secret_file(o, "client_secret_file", config.client_secret_file);
+    out.oauth = std::move(config);
+  }
+  section.read("ca_file", out.ca_file, Need::optional, detail::path());
   section.read("channel_id", out.channel_id, Need::optional, detail::integer(1, INT32_MAX));
   section.read("requests_per_minute", out.requests_per_minute, Need::optional, detail::integer(1, 100'000));
   section.read("connect_timeout", out.connect_timeout, Need::optional, detail::duration(100ms, 5min));
   section.read("request_timeout", out.request_timeout, Need::optional, detail::duration(100ms, 10min));
+  section.read("pool_size", out.pool_size, Need::optional, detail::integer(1, 64));
+  {
+    Section retry = section.section("retry");
+    retry.read("base", out.retry.base, Need::optional, detail::duration(1ms, 1min));
+    retry.read("cap", out.retry.cap, Need::optional, detail::duration(1ms, 1h));
+    retry.read("attempts", out.retry.attempts, Need::optional, detail::integer(1, 100));
+    if (out.retry.cap < out.retry.base) retry.reject("cap", "must not be shorter than api.retry.base");
+  }
 
   if (!out.base_url.empty()) {
     const bool https = out.base_url.rfind("https://", 0) == 0;

@@ -136,6 +136,24 @@ Section::Parse<std::string> one_of(std::vector<std::string> allowed) {
   };
 }
 
+Section::Parse<std::vector<std::string>> string_list() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<std::vector<std::string>> {
+    if (!value.IsSequence()) {
+      why = fmt::format("expected a list of strings, found {}", kind_of(value));
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const auto& item : value) {
+      if (!item.IsScalar()) {
+        why = fmt::format("expected a list of strings, found {} in it", kind_of(item));
+        return std::nullopt;
+      }
+      out.push_back(item.Scalar());
+    }
+    return out;
+  };
+}
+
 Section::Parse<bool> boolean() {
   return [](const YAML::Node& value, std::string& why) -> std::optional<bool> {
     auto text = scalar(value, why, "true or false");

@@ -100,6 +100,8 @@ Section::Parse<std::int64_t> integer(std::int64_t min, std::int64_t max);
 Section::Parse<std::chrono::milliseconds> duration(std::chrono::milliseconds min, std::chrono::milliseconds max);
 // A path, with ${NAME} replaced by the environment variable NAME (e.g. ${CREDENTIALS_DIRECTORY}).
 Section::Parse<std::filesystem::path> path();
+// A list of strings.
+Section::Parse<std::vector<std::string>> string_list();
 // A plain SQL identifier: a lower-case letter or underscore, then letters, digits, underscores.
 Section::Parse<std::string> sql_identifier(std::size_t max_length);
 

@@ -9,6 +9,7 @@
 #include "fulfillsync/common/logging.hpp"
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
+#include "fulfillsync/daemon/auth_login.hpp"
 #include "fulfillsync/daemon/service.hpp"
 
 namespace fulfillsync::daemon {
@@ -23,6 +24,15 @@ int check_config(const CommandLine& line) {
   }
   std::cout << "OK\n";
   return exit_code::ok;
+}
+
+int login(const CommandLine& line) {
+  try {
+    return auth_login(config::load_file(line.config_path));
+  } catch (const config::ConfigError& error) {
+    for (const auto& diagnostic : error.diagnostics()) std::cerr << diagnostic.to_string() << '\n';
+    return exit_code::config;
+  }
 }
 
 int run(const CommandLine& line) {
@@ -94,7 +104,10 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       command_seen = true;
       if (arg == "run") line.command = Command::run;
       else if (arg == "check-config") line.command = Command::check_config;
-      else {
+      else if (arg == "auth" && i + 1 < args.size() && args[i + 1] == "login") {
+        line.command = Command::auth_login;
+        ++i;
+      } else {
         error = fmt::format("unknown command '{}'", arg);
         return std::nullopt;
       }
@@ -113,6 +126,7 @@ std::string usage_text() {
       "Commands:\n"
       "  run            run the daemon until SIGTERM (the default)\n"
       "  check-config   validate the configuration; print OK, or every error with its line and column\n"
+      "  auth login     sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
       "\n"
       "Options:\n"
       "  -c, --config PATH      configuration file (default {})\n"
@@ -140,6 +154,7 @@ int main(int argc, char** argv) {
       case Command::version: std::cout << "fulfillsyncd " << kVersion << '\n'; return exit_code::ok;
       case Command::check_config: return check_config(*line);
       case Command::run: return run(*line);
+      case Command::auth_login: return login(*line);
     }
   } catch (const std::exception& e) {
     spdlog::critical("internal error: {}", e.what());

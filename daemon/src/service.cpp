@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "fulfillsync/api/channel_selection.hpp"
+#include "fulfillsync/api/oauth.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
 
@@ -28,12 +30,40 @@ Service::Service(std::filesystem::path config_path, config::Config config,
     spdlog::info("metrics listening on {}:{}", config_.metrics.host, metrics_port_);
   }
   metrics_.record_config_load(true);
+
+  const auto base = api::parse_base_url(config_.api.base_url);
+  if (!base) throw std::runtime_error("api.base_url " + config_.api.base_url + " is not a URL");
+  transport_ = std::make_unique<api::Transport>(
+      io_.get_executor(),
+      api::TransportOptions{*base, config_.api.ca_file, config_.api.connect_timeout, config_.api.request_timeout,
+                            static_cast<std::size_t>(config_.api.pool_size)});
+  api_metrics_ = std::make_unique<api::ApiMetrics>(metrics_.registry());
+  if (const auto& oauth = config_.api.oauth) {
+    const auto auth_base = api::parse_base_url(oauth->auth_url);
+    if (!auth_base) throw std::runtime_error("api.oauth.auth_url " + oauth->auth_url + " is not a URL");
+    auth_transport_ = std::make_unique<api::Transport>(
+        io_.get_executor(), api::TransportOptions{*auth_base, config_.api.ca_file, config_.api.connect_timeout,
+                                                  config_.api.request_timeout, 1});
+    token_store_ = std::make_unique<CheckpointTokenStore>(*checkpoint_);
+    tokens_ = std::make_unique<api::OAuthTokenSource>(
+        *auth_transport_,
+        api::OAuthOptions{oauth->auth_url, oauth->client_id, api::read_token_file(oauth->client_secret_file),
+                          oauth->redirect_uri, oauth->scopes},
+        *token_store_, *api_metrics_);
+  } else {
+    tokens_ = std::make_unique<api::PersonalAccessToken>(config_.api.token_file);
+  }
+  client_ = std::make_unique<api::ApiClient>(
+      io_.get_executor(), *transport_, *tokens_, *api_metrics_,
+      api::ClientOptions{config_.api.version, config_.api.requests_per_minute,
+                         api::RetryPolicy{config_.api.retry.base, config_.api.retry.cap, config_.api.retry.attempts}});
 }
 
 Service::~Service() = default;
 
 int Service::run() {
   asio::co_spawn(io_, handle_signals(), asio::detached);
+  asio::co_spawn(io_, connect_to_provider(), asio::detached);
   if (const auto interval = notifier_.watchdog_interval()) {
     asio::co_spawn(io_, ping_watchdog(*interval), asio::detached);
   }
@@ -41,13 +71,34 @@ int Service::run() {
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
   spdlog::info("fulfillsyncd stopped");
-  return 0;
+  return exit_code_;
+}
+
+asio::awaitable<void> Service::connect_to_provider() {
+  std::chrono::milliseconds wait = 1s;
+  asio::steady_timer timer(io_);
+  while (!stopping_) {
+    const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
+    if (selection.status == api::ChannelSelection::Status::selected) {
+      spdlog::info("provider {}: {}", config_.api.base_url, selection.message);
+      co_return;
+    }
+    if (!selection.transient()) {
+      spdlog::critical("cannot start: {}", selection.message);
+      exit_code_ = 78;  // EX_CONFIG: an operator has to act; systemd does not restart on it
+      if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      co_return;
+    }
+    spdlog::warn("{}; asking again in {}", selection.message, config::format_duration(wait));
+    timer.expires_after(wait);
+    co_await timer.async_wait(asio::use_awaitable);
+    wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
+  }
 }
 
 asio::awaitable<void> Service::handle_signals() {
-  asio::signal_set signals(io_, SIGTERM, SIGINT, SIGHUP);
   for (;;) {
-    const int signal = co_await signals.async_wait(asio::use_awaitable);
+    const int signal = co_await signals_.async_wait(asio::use_awaitable);
     if (signal == SIGHUP) {
       if (!stopping_) reload();
       continue;

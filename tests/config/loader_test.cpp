@@ -60,6 +60,9 @@ TEST_F(ConfigLoaderTest, ValidFileWithDefaults) {
   EXPECT_EQ(config.merchant.sqlite.path, "/var/lib/shop/shop.db");
   EXPECT_EQ(config.merchant.sqlite.busy_timeout, 5s);
   EXPECT_EQ(config.merchant.result_table_prefix, "fulfillsync_");
+  EXPECT_EQ(config.merchant.poll_interval, 1s);
+  EXPECT_EQ(config.merchant.look_back, 5min);
+  EXPECT_EQ(config.merchant.batch_size, 250);
   EXPECT_EQ(config.api.version, "2026-07");
   EXPECT_EQ(config.api.requests_per_minute, 150);
   EXPECT_EQ(config.api.channel_id, std::nullopt);
@@ -84,6 +87,9 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "    busy_timeout: 250ms\n"
       "  manage_result_tables: false\n"
       "  result_table_prefix: fs_\n"
+      "  poll_interval: 200ms\n"
+      "  look_back: 30s\n"
+      "  batch_size: 50\n"
       "api:\n"
       "  base_url: http://127.0.0.1:8080\n"
       "  allow_plain_http: true\n"
@@ -94,6 +100,11 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "  requests_per_minute: 120\n"
       "  connect_timeout: 5s\n"
       "  request_timeout: 1m\n"
+      "  pool_size: 8\n"
+      "  retry:\n"
+      "    base: 100ms\n"
+      "    cap: 10s\n"
+      "    attempts: 3\n"
       "metrics:\n"
       "  enabled: true\n"
       "  listen: '[::1]:0'\n",
@@ -103,11 +114,18 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_EQ(config.merchant.sqlite.busy_timeout, 250ms);
   EXPECT_FALSE(config.merchant.manage_result_tables);
   EXPECT_EQ(config.merchant.result_table_prefix, "fs_");
+  EXPECT_EQ(config.merchant.poll_interval, 200ms);
+  EXPECT_EQ(config.merchant.look_back, 30s);
+  EXPECT_EQ(config.merchant.batch_size, 50);
   EXPECT_EQ(config.api.version, "2025-07");
   EXPECT_EQ(config.api.ca_file, std::filesystem::path("/etc/ssl/provider.pem"));
   EXPECT_EQ(config.api.channel_id, 42);
   EXPECT_EQ(config.api.requests_per_minute, 120);
   EXPECT_EQ(config.api.request_timeout, 60s);
+  EXPECT_EQ(config.api.pool_size, 8);
+  EXPECT_EQ(config.api.retry.base, 100ms);
+  EXPECT_EQ(config.api.retry.cap, 10s);
+  EXPECT_EQ(config.api.retry.attempts, 3);
   EXPECT_EQ(config.metrics.host, "::1");
   EXPECT_EQ(config.metrics.port, 0);
 }
@@ -234,11 +252,48 @@ TEST_F(ConfigLoaderTest, PlainHttpNeedsToBeAllowedExplicitly) {
                                                      "unencrypted")));
 }
 
+TEST_F(ConfigLoaderTest, MerchantPollingKeysAreRangeChecked) {
+  std::string yaml = valid();
+  yaml.insert(yaml.find("api:"), "  batch_size: 0\n  look_back: -1s\n");
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.look_back: '-1s' is not a duration"),
+                                           HasSubstr("merchant.batch_size: 0 is out of range: allowed 1 to 10000")));
+}
+
 TEST_F(ConfigLoaderTest, TablePrefixMustBeAPlainIdentifier) {
   std::string yaml = valid();
   yaml.insert(yaml.find("api:"), "  result_table_prefix: \"x; DROP TABLE orders; --\"\n");
   EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.result_table_prefix: 'x; DROP TABLE orders; --' is "
                                                      "not a plain SQL identifier")));
+}
+
+TEST_F(ConfigLoaderTest, OAuthReplacesTheTokenFile) {
+  testing::write_file(dir / "secret", "s3cret\n");
+  chmod((dir / "secret").c_str(), 0600);
+  const std::string yaml =
+      "checkpoint:\n"
+      "  path: c.db\n"
+      "merchant:\n"
+      "  sqlite:\n"
+      "    path: m.db\n"
+      "api:\n"
+      "  base_url: https://api.example.com\n"
+      "  oauth:\n"
+      "    auth_url: https://auth.example.com\n"
+      "    client_id: app\n"
+      "    client_secret_file: " + (dir / "secret").string() + "\n"
+      "    scopes: [openid, offline_access]\n";
+  const Config config = load_string(yaml, "test.yaml");
+  ASSERT_TRUE(config.api.oauth);
+  EXPECT_EQ(config.api.oauth->client_id, "app");
+  EXPECT_EQ(config.api.oauth->redirect_uri, "http://127.0.0.1:8976/callback");
+  EXPECT_EQ(config.api.oauth->scopes, (std::vector<std::string>{"openid", "offline_access"}));
+  EXPECT_TRUE(config.api.token_file.empty());
+
+  EXPECT_THAT(errors_of(yaml + "  token_file: " + token.string() + "\n"),
+              ElementsAre("test.yaml:13:15: api.token_file: set either token_file or oauth, not both"));
+  std::string remote_redirect = yaml;
+  remote_redirect.insert(remote_redirect.find("    scopes"), "    redirect_uri: https://example.com/cb\n");
+  EXPECT_THAT(errors_of(remote_redirect), ElementsAre(HasSubstr("api.oauth.redirect_uri: must be a loopback")));
 }
 
 TEST_F(ConfigLoaderTest, UnreadableFileIsReported) {

@@ -37,7 +37,8 @@ class DaemonProcessTest : public ::testing::Test {
                             "  sqlite:\n"
                             "    path: " + (dir / "merchant.db").string() + "\n"
                             "api:\n"
-                            "  base_url: https://api.example.com\n"
+                            "  base_url: http://127.0.0.1:1\n"  // nothing listens: the provider is away
+                            "  allow_plain_http: true\n"
                             "  token_file: " + (dir / "api-token").string() + "\n"
                             "metrics:\n"
                             "  listen: 127.0.0.1:0\n" + std::string(extra));
@@ -182,8 +183,8 @@ TEST_F(DaemonProcessTest, CheckConfigPrintsOkOrEveryError) {
   const RunResult bad = run_command({"--config", config_path.string(), "check-config"});
   EXPECT_EQ(bad.exit_status, 78);
   EXPECT_EQ(bad.stdout_text, "");
-  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":14:10: logging.level: 'loud' is not a log level"));
-  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":15:1: metrics2: unknown key 'metrics2'"));
+  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":15:10: logging.level: 'loud' is not a log level"));
+  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":16:1: metrics2: unknown key 'metrics2'"));
 
   const RunResult run_bad = run_command({"--config", config_path.string(), "run"});
   EXPECT_EQ(run_bad.exit_status, 78);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <spdlog/common.h>
 
@@ -48,20 +49,52 @@ struct MerchantConfig {
   bool manage_result_tables = true;
   // Prefix of the result tables' names; a plain SQL identifier (validated).
   std::string result_table_prefix = "fulfillsync_";
+  // How often the source tables are polled; a poll that finds nothing changed costs almost nothing.
+  Duration poll_interval = std::chrono::seconds(1);
+  // How far behind the newest row seen a poll looks again, for rows committed late with an older
+  // updated_at (the merchant application's longest write transaction, plus clock skew).
+  Duration look_back = std::chrono::minutes(5);
+  // Source rows read per batch.
+  int batch_size = 250;
 
   bool operator==(const MerchantConfig&) const = default;
+};
+
+struct RetryConfig {
+  Duration base = std::chrono::milliseconds(500);
+  Duration cap = std::chrono::seconds(30);
+  int attempts = 5;  // including the first
+
+  bool operator==(const RetryConfig&) const = default;
+};
+
+// OAuth 2.0 instead of a personal access token: `fulfillsyncd auth login` obtains the first tokens,
+// the daemon refreshes them and keeps them in the checkpoint store.
+struct OAuthConfig {
+  std::string auth_url;
+  std::string client_id;
+  std::filesystem::path client_secret_file;
+  std::string redirect_uri = "http://127.0.0.1:8976/callback";
+  std::vector<std::string> scopes = {"openid",          "offline_access", "channels_read",      "orders_read",
+                                     "orders_write",    "returns_read",   "returns_write",      "fulfillments_read",
+                                     "fulfillments_write", "inventory_read", "receiving_read"};
+
+  bool operator==(const OAuthConfig&) const = default;
 };
 
 struct ApiConfig {
   std::string base_url;
   std::string version = "2026-07";
-  std::filesystem::path token_file;
+  std::filesystem::path token_file;  // a personal access token; empty with oauth
+  std::optional<OAuthConfig> oauth;
   std::optional<std::filesystem::path> ca_file;
   bool allow_plain_http = false;
   std::optional<std::int32_t> channel_id;
   int requests_per_minute = 150;
   Duration connect_timeout = std::chrono::seconds(10);
   Duration request_timeout = std::chrono::seconds(30);
+  int pool_size = 4;  // keep-alive connections to the provider
+  RetryConfig retry;
 
   bool operator==(const ApiConfig&) const = default;
 };

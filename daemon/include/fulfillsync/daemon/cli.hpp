@@ -20,7 +20,7 @@ inline constexpr int config = 78;       // EX_CONFIG
 
 inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
 
-enum class Command { run, check_config, help, version };
+enum class Command { run, check_config, auth_login, help, version };
 
 struct CommandLine {
   Command command = Command::run;

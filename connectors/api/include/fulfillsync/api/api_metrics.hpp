@@ -1,0 +1,43 @@
+#pragma once
+// The API client's metrics. Labels are bounded: route templates, methods, status classes and
+// outcome kinds; never an id.
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "fulfillsync/api/outcome.hpp"
+
+namespace fulfillsync::api {
+
+class ApiMetrics {
+ public:
+  explicit ApiMetrics(prometheus::Registry& registry);
+
+  // One exchange on the wire (every attempt counts).
+  void observe_exchange(std::string_view route, std::string_view method, const Outcome& outcome,
+                        std::chrono::steady_clock::duration latency);
+  // The final outcome of one call, after retries.
+  void observe_call(std::string_view route, const Outcome& outcome);
+  void count_retry(std::string_view route);
+  void count_throttle();
+  void count_token_refresh(bool success);
+  void set_budget(int remaining, int limit);
+
+ private:
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& latency_;
+  prometheus::Family<prometheus::Counter>& calls_;
+  prometheus::Family<prometheus::Counter>& retries_;
+  prometheus::Counter& throttled_;
+  prometheus::Family<prometheus::Counter>& refreshes_;
+  prometheus::Gauge& budget_remaining_;
+  prometheus::Gauge& budget_limit_;
+};
+
+}  // namespace fulfillsync::api

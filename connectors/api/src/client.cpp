@@ -1,0 +1,104 @@
+#include "fulfillsync/api/client.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/common/version.hpp"
+
+namespace fulfillsync::api {
+namespace asio = boost::asio;
+
+ApiClient::ApiClient(asio::any_io_executor executor, Transport& transport, TokenSource& tokens, ApiMetrics& metrics,
+                     ClientOptions options)
+    : executor_(executor),
+      transport_(transport),
+      tokens_(tokens),
+      metrics_(metrics),
+      options_(std::move(options)),
+      budget_(executor, options_.requests_per_minute),
+      random_(std::random_device{}()),
+      user_agent_(fmt::format("fulfillsync/{}", kVersion)) {}
+
+std::string ApiClient::target_of(const ApiRequest& request) const {
+  std::string target = transport_.options().base.path_prefix + "/" + options_.version + request.path;
+  if (!request.query.empty()) target += "?" + encode_query(request.query);
+  return target;
+}
+
+asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
+  HttpRequest http{request.method, target_of(request), {}, {}, request.idempotent};
+  http.headers = {{"User-Agent", user_agent_}, {"Accept", "application/json"}};
+  if (!request.body.empty()) http.headers.emplace_back("Content-Type", "application/json");
+  if (request.with_channel && channel_) http.headers.emplace_back("service_channel_id", std::to_string(*channel_));
+
+  int retries = 0;
+  int throttled_waits = 0;
+  bool refreshed = false;
+  for (;;) {
+    co_await budget_.acquire(request.priority);
+    const auto token = co_await tokens_.access_token();
+    Outcome outcome;
+    if (!token) {
+      outcome.kind = OutcomeKind::unauthorized;
+      outcome.detail = fmt::format("no {} available", tokens_.kind());
+      metrics_.observe_call(request.route, outcome);
+      co_return outcome;
+    }
+    HttpRequest attempt = http;
+    attempt.body = request.body;
+    attempt.headers.emplace_back("Authorization", "Bearer " + *token);
+
+    retry_budget_.record_request();
+    const auto started = std::chrono::steady_clock::now();
+    outcome = classify(co_await transport_.send(std::move(attempt)));
+    metrics_.observe_exchange(request.route, request.method, outcome, std::chrono::steady_clock::now() - started);
+    for (const char* name : {"x-remaining-calls", "x-ratelimit-remaining"}) {
+      if (const auto remaining = outcome.response.header(name)) {
+        int value = 0;
+        if (std::from_chars(remaining->data(), remaining->data() + remaining->size(), value).ec == std::errc{}) {
+          budget_.observe_remaining(value);
+        }
+        break;
+      }
+    }
+    metrics_.set_budget(budget_.available(), budget_.limit());
+
+    bool retry = false;
+    switch (outcome.kind) {
+      case OutcomeKind::throttled:
+        // Not executed and not a failure: wait as told, then send the same request again.
+        metrics_.count_throttle();
+        budget_.pause_for(outcome.retry_after);
+        spdlog::warn("{} {}: throttled by the provider; waiting {} ms", request.method, request.route,
+                     outcome.retry_after.count());
+        if (++throttled_waits <= options_.max_throttled_waits) continue;
+        break;
+      case OutcomeKind::unauthorized:
+        if (!refreshed) {
+          refreshed = true;
+          const bool renewed = co_await tokens_.refresh();
+          metrics_.count_token_refresh(renewed);
+          if (renewed) continue;
+        }
+        break;
+      case OutcomeKind::not_sent: retry = true; break;
+      case OutcomeKind::ambiguous: retry = request.idempotent; break;
+      default: break;
+    }
+    if (retry && retries + 1 < options_.retry.max_attempts && retry_budget_.try_spend()) {
+      const auto delay = backoff_delay(options_.retry, retries++, random_);
+      spdlog::info("{} {}: {} ({}); retrying in {} ms", request.method, request.route, to_string(outcome.kind),
+                   outcome.detail, delay.count());
+      metrics_.count_retry(request.route);
+      asio::steady_timer wait(executor_, delay);
+      co_await wait.async_wait(asio::use_awaitable);
+      continue;
+    }
+    metrics_.observe_call(request.route, outcome);
+    co_return outcome;
+  }
+}
+
+}  // namespace fulfillsync::api

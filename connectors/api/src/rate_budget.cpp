@@ -1,0 +1,73 @@
+#include "fulfillsync/api/rate_budget.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace fulfillsync::api {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+RateBudget::RateBudget(asio::any_io_executor executor, int requests_per_window, std::chrono::milliseconds aging,
+                       std::chrono::milliseconds window)
+    : executor_(std::move(executor)), limit_(std::max(1, requests_per_window)), aging_(aging), window_(window) {}
+
+void RateBudget::prune(Clock::time_point now) {
+  while (!sent_.empty() && now - sent_.front() >= window_) sent_.pop_front();
+}
+
+int RateBudget::available() {
+  prune(Clock::now());
+  return std::max(0, limit_ - static_cast<int>(sent_.size()));
+}
+
+bool RateBudget::is_next(const Waiter& waiter, Clock::time_point now) const {
+  // Rank by priority, unless aged; equal ranks go in order of arrival.
+  const auto rank = [&](const Waiter& w) { return now - w.since >= aging_ ? -1 : static_cast<int>(w.priority); };
+  bool arrived_before = true;
+  for (const Waiter& other : waiters_) {
+    if (&other == &waiter) {
+      arrived_before = false;
+      continue;
+    }
+    if (rank(other) < rank(waiter) || (rank(other) == rank(waiter) && arrived_before)) return false;
+  }
+  return true;
+}
+
+void RateBudget::wake_next() {
+  for (Waiter& waiter : waiters_) waiter.wake->cancel();
+}
+
+asio::awaitable<void> RateBudget::acquire(Priority priority) {
+  asio::steady_timer wake(executor_);
+  auto self = waiters_.insert(waiters_.end(), Waiter{priority, Clock::now(), &wake});
+  for (;;) {
+    const auto now = Clock::now();
+    prune(now);
+    Clock::time_point ready = now;
+    if (paused_until_ > now) ready = paused_until_;
+    if (static_cast<int>(sent_.size()) >= limit_) ready = std::max(ready, sent_.front() + window_);
+    if (ready <= now && is_next(*self, now)) break;
+    // Sleep until a slot frees, or until another waiter leaves and we may be next; an aged waiter
+    // re-ranks itself at least every second.
+    wake.expires_at(std::min(ready > now ? ready : now + aging_, now + 1s));
+    boost::system::error_code ignored;
+    co_await wake.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  sent_.push_back(Clock::now());
+  waiters_.erase(self);
+  wake_next();
+}
+
+void RateBudget::observe_remaining(int remaining) {
+  const auto now = Clock::now();
+  prune(now);
+  const int ours = limit_ - static_cast<int>(sent_.size());
+  for (int extra = ours - std::max(0, remaining); extra > 0; --extra) sent_.push_back(now);
+}
+
+void RateBudget::pause_for(std::chrono::milliseconds wait) {
+  paused_until_ = std::max(paused_until_, Clock::now() + wait);
+}
+
+}  // namespace fulfillsync::api
