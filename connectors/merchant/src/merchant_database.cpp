@@ -6,7 +6,7 @@ namespace fulfillsync::merchant {
 
 std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantConfig& config) {
   switch (config.driver) {
-    case config::MerchantDriver::sqlite: return std::make_unique<SqliteMerchantDatabase>(config.sqlite);
+    case config::MerchantDriver::sqlite: return std::make_unique<SqliteMerchantDatabase>(config);
   }
   throw MerchantDatabaseError("unknown merchant database driver");
 }

@@ -1,22 +1,210 @@
 #include "fulfillsync/merchant/sqlite_merchant_database.hpp"
 
+#include <unordered_map>
+
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
-namespace fulfillsync::merchant {
+#include "fulfillsync/common/sqlite_migrations.hpp"
+#include "fulfillsync/schema/migrations.hpp"
 
-SqliteMerchantDatabase::SqliteMerchantDatabase(const config::SqliteConfig& config) : path_(config.path) {
+namespace fulfillsync::merchant {
+namespace {
+
+// Identifiers here are the contract's names or the validated prefix; quoting them anyway keeps a
+// name that happens to be a keyword working.
+std::string sql_name(std::string_view identifier) {
+  std::string out = "\"";
+  for (char c : identifier) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A column qualified by its table's alias: SQLite reads an unqualified "name" that matches no column
+// as a string literal, which would pass a missing column off as one full of its own name.
+std::string column_of(std::string_view alias, std::string_view column) {
+  return std::string(alias) + "." + sql_name(column);
+}
+
+bool is_plain_identifier(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+// Runs `work`, turning SQLite's exceptions into a MerchantDatabaseError that names the database
+// and what was being done.
+template <typename Work>
+auto guarded(const std::filesystem::path& path, std::string_view task, Work work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const SQLite::Exception& e) {
+    throw MerchantDatabaseError(fmt::format("merchant database {}: {}: {}", path.string(), task, e.what()));
+  }
+}
+
+Field read_field(const SQLite::Column& column) {
+  const int type = column.getType();
+  if (type == SQLite::INTEGER) return Field::of(static_cast<std::int64_t>(column.getInt64()));
+  if (type == SQLite::FLOAT) return Field{.type = Field::Type::real, .real = column.getDouble()};
+  if (type == SQLite::TEXT) return Field::of(column.getString());
+  if (type == SQLite::BLOB) {
+    return Field{.type = Field::Type::blob,
+                 .text = std::string(static_cast<const char*>(column.getBlob()),
+                                     static_cast<std::size_t>(column.getBytes()))};
+  }
+  return Field{};
+}
+
+// What distinguishes the two source tables with lines.
+template <typename Row>
+struct Source;
+template <>
+struct Source<OrderRow> {
+  using Line = OrderLineRow;
+  static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
+  static constexpr std::string_view parent = "order_reference_id";
+  static auto columns() { return order_columns(); }
+  static auto line_columns() { return order_line_columns(); }
+};
+template <>
+struct Source<ReturnRow> {
+  using Line = ReturnLineRow;
+  static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
+  static constexpr std::string_view parent = "return_reference_id";
+  static auto columns() { return return_columns(); }
+  static auto line_columns() { return return_line_columns(); }
+};
+
+template <typename Row>
+std::string select_rows_sql(std::string_view where) {
+  std::string sql = "SELECT t.reference_id, t.updated_at";
+  for (const auto& column : Source<Row>::columns()) sql += ", " + column_of("t", column.name);
+  return sql + " FROM " + sql_name(Source<Row>::table) + " AS t WHERE " + std::string(where);
+}
+
+template <typename Row>
+std::string select_lines_sql(std::size_t keys) {
+  const std::string parent = column_of("l", Source<Row>::parent);
+  std::string sql = "SELECT " + parent;
+  for (const auto& column : Source<Row>::line_columns()) sql += ", " + column_of("l", column.name);
+  sql += " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent + " IN (";
+  for (std::size_t i = 0; i < keys; ++i) sql += i == 0 ? "?" : ", ?";
+  return sql + ") ORDER BY " + parent + ", l.line_number";
+}
+
+// Fills the rows of `query` and their lines; the caller holds the read transaction.
+template <typename Row>
+std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
+  std::vector<Row> rows;
+  const auto columns = Source<Row>::columns();
+  while (query.executeStep()) {
+    Row row;
+    row.reference_id = query.getColumn(0).getString();
+    row.updated_at = query.getColumn(1).getString();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      row.*columns[i].member = read_field(query.getColumn(static_cast<int>(i + 2)));
+    }
+    rows.push_back(std::move(row));
+  }
+  // Lines of the batch, a few hundred keys per statement (well below SQLite's parameter limit).
+  constexpr std::size_t kKeysPerQuery = 500;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].reference_id, i);
+  const auto line_columns = Source<Row>::line_columns();
+  for (std::size_t first = 0; first < rows.size(); first += kKeysPerQuery) {
+    const std::size_t count = std::min(kKeysPerQuery, rows.size() - first);
+    SQLite::Statement lines(db, select_lines_sql<Row>(count));
+    for (std::size_t i = 0; i < count; ++i) lines.bind(static_cast<int>(i + 1), rows[first + i].reference_id);
+    while (lines.executeStep()) {
+      auto found = index.find(lines.getColumn(0).getString());
+      if (found == index.end()) continue;
+      typename Source<Row>::Line line;
+      for (std::size_t i = 0; i < line_columns.size(); ++i) {
+        line.*line_columns[i].member = read_field(lines.getColumn(static_cast<int>(i + 1)));
+      }
+      rows[found->second].lines.push_back(std::move(line));
+    }
+  }
+  return rows;
+}
+
+void bind_optional(SQLite::Statement& statement, int index, const std::optional<std::string>& value) {
+  if (value) {
+    statement.bind(index, *value);
+  } else {
+    statement.bind(index);
+  }
+}
+void bind_optional(SQLite::Statement& statement, int index, const std::optional<std::int64_t>& value) {
+  if (value) {
+    statement.bind(index, static_cast<int64_t>(*value));
+  } else {
+    statement.bind(index);
+  }
+}
+std::optional<std::string> text_of(const std::optional<timestamps::TimePoint>& when) {
+  if (!when) return std::nullopt;
+  return timestamps::format_iso8601_z(*when);
+}
+
+std::optional<std::string> optional_text(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return column.getString();
+}
+std::optional<timestamps::TimePoint> optional_time(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return timestamps::parse_iso8601(column.getString());
+}
+
+constexpr std::string_view kResultColumns =
+    "reference_id, state, remote_id, remote_status, last_error, note, attempts, content_hash, first_seen_at, "
+    "updated_at, remote_created_at";
+constexpr std::string_view kOrderOnlyResultColumns = ", cancel_requested_at, cancelled_at";
+
+SyncResult read_result_row(SQLite::Statement& query, SourceKind kind) {
+  SyncResult result;
+  result.reference_id = query.getColumn(0).getString();
+  result.state = query.getColumn(1).getString();
+  if (!query.getColumn(2).isNull()) result.remote_id = query.getColumn(2).getInt64();
+  result.remote_status = optional_text(query.getColumn(3));
+  result.last_error = optional_text(query.getColumn(4));
+  result.note = optional_text(query.getColumn(5));
+  result.attempts = query.getColumn(6).getInt64();
+  result.content_hash = optional_text(query.getColumn(7));
+  result.first_seen_at = optional_time(query.getColumn(8));
+  result.updated_at = optional_time(query.getColumn(9)).value_or(timestamps::TimePoint{});
+  result.remote_created_at = optional_time(query.getColumn(10));
+  if (kind == SourceKind::orders) {
+    result.cancel_requested_at = optional_time(query.getColumn(11));
+    result.cancelled_at = optional_time(query.getColumn(12));
+  }
+  return result;
+}
+
+}  // namespace
+
+SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& config)
+    : path_(config.sqlite.path), prefix_(config.result_table_prefix) {
+  if (!is_plain_identifier(prefix_)) {
+    throw MerchantDatabaseError(fmt::format("result_table_prefix '{}' is not a plain SQL identifier", prefix_));
+  }
   if (!std::filesystem::exists(path_)) {
     throw MerchantDatabaseError(fmt::format("merchant database {} does not exist", path_.string()));
   }
   try {
     db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE);
     // The merchant's application writes to the same file: wait for its locks rather than fail.
-    db_->setBusyTimeout(static_cast<int>(config.busy_timeout.count()));
+    db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
     ping();
+    prepare_result_tables(config.manage_result_tables);
   } catch (const SQLite::Exception& e) {
     throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
+  } catch (const sqlite::MigrationError& e) {
+    throw MerchantDatabaseError(e.what());
   }
 }
 
@@ -25,13 +213,235 @@ SqliteMerchantDatabase::~SqliteMerchantDatabase() = default;
 std::string SqliteMerchantDatabase::describe() const { return fmt::format("sqlite {}", path_.string()); }
 
 void SqliteMerchantDatabase::ping() {
-  try {
+  guarded(path_, "ping", [&] {
     // Reading the schema fails on a file that is not a database.
     SQLite::Statement probe(*db_, "SELECT count(*) FROM sqlite_master");
     probe.executeStep();
-  } catch (const SQLite::Exception& e) {
-    throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
+  });
+}
+
+void SqliteMerchantDatabase::prepare_result_tables(bool manage) {
+  const std::string version_table = prefix_ + "schema_migrations";
+  const auto embedded = schema::merchant_result_migrations();
+  if (!manage) {
+    const int version = sqlite::schema_version(*db_, version_table);
+    if (version != static_cast<int>(embedded.size())) {
+      throw MerchantDatabaseError(fmt::format(
+          "merchant database {}: the result tables (prefix {}) are at schema version {}, this fulfillsync writes "
+          "version {}; apply schema/merchant/results/*.sql with the prefix, or set "
+          "merchant.manage_result_tables: true",
+          path_.string(), prefix_, version, embedded.size()));
+    }
+    return;
   }
+  // The SQL names its tables "{prefix}...": substitute the validated prefix.
+  std::vector<std::string> sql;
+  for (const auto& step : embedded) {
+    std::string text(step.sql);
+    for (std::size_t at = text.find("{prefix}"); at != std::string::npos; at = text.find("{prefix}", at)) {
+      text.replace(at, 8, prefix_);
+      at += prefix_.size();
+    }
+    sql.push_back(std::move(text));
+  }
+  std::vector<sqlite::Migration> steps;
+  for (std::size_t i = 0; i < embedded.size(); ++i) steps.push_back({embedded[i].version, embedded[i].name, sql[i]});
+  sqlite::migrate(*db_, steps, version_table, fmt::format("the result tables in {}", path_.string()));
+}
+
+int SqliteMerchantDatabase::result_schema_version() {
+  return guarded(path_, "reading the result tables' version",
+                 [&] { return sqlite::schema_version(*db_, prefix_ + "schema_migrations"); });
+}
+
+std::string SqliteMerchantDatabase::result_table(SourceKind kind) const {
+  return sql_name(prefix_ + (kind == SourceKind::orders ? "order_sync" : "return_sync"));
+}
+
+std::vector<std::string> SqliteMerchantDatabase::check_source_tables() {
+  std::vector<std::string> problems;
+  const auto check = [&](std::string_view table, std::vector<std::string_view> columns) {
+    for (std::string_view column : columns) {
+      try {
+        // Stepped, not only prepared: a schema changed by another connection shows at the step.
+        SQLite::Statement probe(*db_,
+                                "SELECT " + column_of("t", column) + " FROM " + sql_name(table) + " AS t LIMIT 0");
+        probe.executeStep();
+      } catch (const SQLite::Exception& e) {
+        problems.push_back(fmt::format("{}.{}: {}", table, column, e.what()));
+        if (std::string_view(e.what()).find("no such table") != std::string_view::npos) return;
+      }
+    }
+  };
+  const auto names = [](auto columns, std::vector<std::string_view> keys) {
+    for (const auto& column : columns) keys.push_back(column.name);
+    return keys;
+  };
+  check(kOrdersTable, names(order_columns(), {"reference_id", "updated_at"}));
+  check(kOrderLinesTable, names(order_line_columns(), {"order_reference_id"}));
+  check(kReturnsTable, names(return_columns(), {"reference_id", "updated_at"}));
+  check(kReturnLinesTable, names(return_line_columns(), {"return_reference_id"}));
+  check(kWatchedInventoryTable, {"inventory_id"});
+  return problems;
+}
+
+std::uint64_t SqliteMerchantDatabase::change_counter() {
+  return guarded(path_, "data_version", [&] {
+    SQLite::Statement query(*db_, "PRAGMA data_version");
+    query.executeStep();
+    return static_cast<std::uint64_t>(query.getColumn(0).getInt64());
+  });
+}
+
+namespace {
+
+template <typename Row>
+std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
+  std::string where = "(t.updated_at, t.reference_id) > (?1, ?2)";
+  if (range.through) where += " AND (t.updated_at, t.reference_id) <= (?3, ?4)";
+  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY t.updated_at, t.reference_id LIMIT ?5");
+  query.bind(1, range.after.updated_at);
+  query.bind(2, range.after.reference_id);
+  if (range.through) {
+    query.bind(3, range.through->updated_at);
+    query.bind(4, range.through->reference_id);
+  }
+  query.bind(5, static_cast<int64_t>(range.limit));
+  return collect<Row>(db, query);
+}
+
+template <typename Row>
+std::vector<Row> read_keys(SQLite::Database& db, std::span<const std::string> keys) {
+  std::vector<Row> rows;
+  constexpr std::size_t kKeysPerQuery = 500;
+  for (std::size_t first = 0; first < keys.size(); first += kKeysPerQuery) {
+    const std::size_t count = std::min(kKeysPerQuery, keys.size() - first);
+    std::string where = "t.reference_id IN (";
+    for (std::size_t i = 0; i < count; ++i) where += i == 0 ? "?" : ", ?";
+    SQLite::Statement query(db, select_rows_sql<Row>(where + ") ORDER BY t.updated_at, t.reference_id"));
+    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 1), keys[first + i]);
+    auto batch = collect<Row>(db, query);
+    std::move(batch.begin(), batch.end(), std::back_inserter(rows));
+  }
+  return rows;
+}
+
+// One read transaction, so that rows and their lines are one snapshot; committed before returning.
+template <typename Row, typename Read>
+std::vector<Row> read_snapshot(SQLite::Database& db, const std::filesystem::path& path, Read read) {
+  std::vector<Row> rows = guarded(path, fmt::format("reading {}", Source<Row>::table), [&] {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::DEFERRED);
+    std::vector<Row> snapshot = read();
+    transaction.commit();
+    return snapshot;
+  });
+  for (Row& row : rows) row.content_hash = content_hash(row);
+  return rows;
+}
+
+}  // namespace
+
+std::vector<OrderRow> SqliteMerchantDatabase::read_orders(const ReadRange& range) {
+  return read_snapshot<OrderRow>(*db_, path_, [&] { return read_range<OrderRow>(*db_, range); });
+}
+std::vector<ReturnRow> SqliteMerchantDatabase::read_returns(const ReadRange& range) {
+  return read_snapshot<ReturnRow>(*db_, path_, [&] { return read_range<ReturnRow>(*db_, range); });
+}
+std::vector<OrderRow> SqliteMerchantDatabase::read_orders(std::span<const std::string> reference_ids) {
+  return read_snapshot<OrderRow>(*db_, path_, [&] { return read_keys<OrderRow>(*db_, reference_ids); });
+}
+std::vector<ReturnRow> SqliteMerchantDatabase::read_returns(std::span<const std::string> reference_ids) {
+  return read_snapshot<ReturnRow>(*db_, path_, [&] { return read_keys<ReturnRow>(*db_, reference_ids); });
+}
+
+std::vector<std::int64_t> SqliteMerchantDatabase::watched_inventory_ids() {
+  return guarded(path_, fmt::format("reading {}", kWatchedInventoryTable), [&] {
+    std::vector<std::int64_t> ids;
+    SQLite::Statement query(*db_, "SELECT DISTINCT inventory_id FROM " + sql_name(kWatchedInventoryTable) +
+                                      " WHERE typeof(inventory_id) = 'integer' ORDER BY inventory_id");
+    while (query.executeStep()) ids.push_back(query.getColumn(0).getInt64());
+    return ids;
+  });
+}
+
+void SqliteMerchantDatabase::write_results(SourceKind kind, std::span<const SyncResult> results) {
+  if (results.empty()) return;
+  const bool orders = kind == SourceKind::orders;
+  std::string columns(kResultColumns);
+  std::string values = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10";
+  std::string updates =
+      "state = excluded.state, remote_id = excluded.remote_id, remote_status = excluded.remote_status, "
+      "last_error = excluded.last_error, note = excluded.note, attempts = excluded.attempts, "
+      "content_hash = excluded.content_hash, updated_at = excluded.updated_at, "
+      "remote_created_at = excluded.remote_created_at";
+  if (orders) {
+    columns += kOrderOnlyResultColumns;
+    values += ", ?11, ?12";
+    updates += ", cancel_requested_at = excluded.cancel_requested_at, cancelled_at = excluded.cancelled_at";
+  }
+  guarded(path_, fmt::format("writing {}", result_table(kind)), [&] {
+    // IMMEDIATE: take the write lock up front (waiting up to the busy timeout) instead of failing
+    // halfway when the merchant's application holds it.
+    SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement upsert(*db_, "INSERT INTO " + result_table(kind) + " (" + columns + ") VALUES (" + values +
+                                       ") ON CONFLICT (reference_id) DO UPDATE SET " + updates +
+                                       // An older result replayed after a newer one changes nothing.
+                                       " WHERE excluded.updated_at >= updated_at");
+    for (const SyncResult& result : results) {
+      upsert.reset();
+      upsert.bind(1, result.reference_id);
+      upsert.bind(2, result.state);
+      bind_optional(upsert, 3, result.remote_id);
+      bind_optional(upsert, 4, result.remote_status);
+      bind_optional(upsert, 5, result.last_error);
+      bind_optional(upsert, 6, result.note);
+      upsert.bind(7, static_cast<int64_t>(result.attempts));
+      bind_optional(upsert, 8, result.content_hash);
+      upsert.bind(9, timestamps::format_iso8601_z(result.updated_at));  // first_seen_at on insert
+      bind_optional(upsert, 10, text_of(result.remote_created_at));
+      if (orders) {
+        bind_optional(upsert, 11, text_of(result.cancel_requested_at));
+        bind_optional(upsert, 12, text_of(result.cancelled_at));
+      }
+      upsert.exec();
+    }
+    transaction.commit();
+  });
+}
+
+std::map<std::string, std::int64_t> SqliteMerchantDatabase::count_results_by_state(SourceKind kind) {
+  return guarded(path_, fmt::format("reading {}", result_table(kind)), [&] {
+    std::map<std::string, std::int64_t> counts;
+    SQLite::Statement query(*db_, "SELECT state, count(*) FROM " + result_table(kind) + " GROUP BY state");
+    while (query.executeStep()) counts[query.getColumn(0).getString()] = query.getColumn(1).getInt64();
+    return counts;
+  });
+}
+
+std::vector<SyncResult> SqliteMerchantDatabase::latest_results(SourceKind kind, std::string_view state,
+                                                               std::size_t limit) {
+  return guarded(path_, fmt::format("reading {}", result_table(kind)), [&] {
+    std::string columns(kResultColumns);
+    if (kind == SourceKind::orders) columns += kOrderOnlyResultColumns;
+    SQLite::Statement query(*db_, "SELECT " + columns + " FROM " + result_table(kind) +
+                                      " WHERE state = ? ORDER BY updated_at DESC, reference_id LIMIT ?");
+    query.bind(1, std::string(state));
+    query.bind(2, static_cast<int64_t>(limit));
+    std::vector<SyncResult> results;
+    while (query.executeStep()) results.push_back(read_result_row(query, kind));
+    return results;
+  });
+}
+
+std::optional<SyncResult> SqliteMerchantDatabase::read_result(SourceKind kind, std::string_view reference_id) {
+  return guarded(path_, fmt::format("reading {}", result_table(kind)), [&]() -> std::optional<SyncResult> {
+    std::string columns(kResultColumns);
+    if (kind == SourceKind::orders) columns += kOrderOnlyResultColumns;
+    SQLite::Statement query(*db_, "SELECT " + columns + " FROM " + result_table(kind) + " WHERE reference_id = ?");
+    query.bind(1, std::string(reference_id));
+    if (!query.executeStep()) return std::nullopt;
+    return read_result_row(query, kind);
+  });
 }
 
 }  // namespace fulfillsync::merchant

@@ -8,4 +8,8 @@ namespace fulfillsync::schema {
 // schema/checkpoint/*.sql: the daemon's own checkpoint store.
 std::span<const sqlite::Migration> checkpoint_migrations();
 
+// schema/merchant/results/*.sql: the result tables in the merchant database. Their SQL names tables
+// `"{prefix}..."`; the merchant connector substitutes the validated result_table_prefix.
+std::span<const sqlite::Migration> merchant_result_migrations();
+
 }  // namespace fulfillsync::schema

@@ -1,17 +1,47 @@
 #pragma once
 // The merchant's database as the daemon sees it: source tables it reads, result tables it writes
-// (schema/merchant/). One interface; SQLite first, PostgreSQL next.
+// (schema/merchant/README.md). One interface; SQLite first, PostgreSQL next: SQL dialect lives in the
+// implementations.
+//
+// Every call is one short transaction that returns plain values, so no read is ever held across a
+// network call. An instance is one connection: use it from one thread at a time. Failures (locked
+// past the busy timeout, a missing table or column) throw MerchantDatabaseError; bad data in a row
+// never does (see request_mapping.hpp).
+#include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "fulfillsync/config/config.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+#include "fulfillsync/merchant/sync_results.hpp"
 
 namespace fulfillsync::merchant {
 
 class MerchantDatabaseError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A position in the `(updated_at, reference_id)` order of a source table. The default (empty) cursor
+// is before every row; `{"2026-03-01T00:00:00.000Z", ""}` is before every row of that instant on.
+struct ChangeCursor {
+  std::string updated_at{};
+  std::string reference_id{};
+  friend auto operator<=>(const ChangeCursor&, const ChangeCursor&) = default;
+};
+
+// Rows with after < (updated_at, reference_id) <= through, in that order, at most `limit`.
+struct ReadRange {
+  ChangeCursor after{};
+  std::optional<ChangeCursor> through{};
+  std::size_t limit = 250;
 };
 
 class MerchantDatabase {
@@ -21,11 +51,41 @@ class MerchantDatabase {
   // What it is, for logs: "sqlite /var/lib/shop/shop.db". Never holds a secret.
   virtual std::string describe() const = 0;
 
-  // Cheap liveness check; throws MerchantDatabaseError.
+  // Cheap liveness check.
   virtual void ping() = 0;
+
+  // Problems with the source tables (a table or column of the contract missing), one line each;
+  // empty when all of them can be read.
+  virtual std::vector<std::string> check_source_tables() = 0;
+
+  // A number that changes when another connection commits to the database; equal numbers mean
+  // nothing changed in between, so a poll can be skipped. Writes through this instance do not change
+  // it. An implementation that cannot tell returns a new number on every call.
+  virtual std::uint64_t change_counter() = 0;
+
+  // Changed rows with their lines, in (updated_at, reference_id) order.
+  virtual std::vector<OrderRow> read_orders(const ReadRange& range) = 0;
+  virtual std::vector<ReturnRow> read_returns(const ReadRange& range) = 0;
+  // The rows with these keys (absent keys are left out), e.g. for `retry REFERENCE_ID`.
+  virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
+  virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
+
+  // fulfillsync_watched_inventory: the inventory ids whose lot levels the merchant wants.
+  virtual std::vector<std::int64_t> watched_inventory_ids() = 0;
+
+  // Upserts by reference_id, all in one transaction; writing the same results again changes nothing.
+  virtual void write_results(SourceKind kind, std::span<const SyncResult> results) = 0;
+
+  // For `status`: rows of the result table by state, the latest rows in a state (newest first),
+  // and one row.
+  virtual std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) = 0;
+  virtual std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) = 0;
+  virtual std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) = 0;
 };
 
-// Opens the configured database. Throws MerchantDatabaseError when it cannot.
+// Opens the configured database and, with manage_result_tables, creates or migrates the result
+// tables; without it, checks that they are at the version this daemon writes. Throws
+// MerchantDatabaseError when it cannot.
 std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantConfig& config);
 
 }  // namespace fulfillsync::merchant

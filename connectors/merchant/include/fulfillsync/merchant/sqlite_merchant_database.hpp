@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "fulfillsync/merchant/merchant_database.hpp"
 
@@ -13,14 +14,32 @@ namespace fulfillsync::merchant {
 class SqliteMerchantDatabase final : public MerchantDatabase {
  public:
   // The file must exist: it belongs to the merchant's application, which creates it.
-  explicit SqliteMerchantDatabase(const config::SqliteConfig& config);
+  explicit SqliteMerchantDatabase(const config::MerchantConfig& config);
   ~SqliteMerchantDatabase() override;
 
   std::string describe() const override;
   void ping() override;
+  std::vector<std::string> check_source_tables() override;
+  std::uint64_t change_counter() override;
+  std::vector<OrderRow> read_orders(const ReadRange& range) override;
+  std::vector<ReturnRow> read_returns(const ReadRange& range) override;
+  std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
+  std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
+  std::vector<std::int64_t> watched_inventory_ids() override;
+  void write_results(SourceKind kind, std::span<const SyncResult> results) override;
+  std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;
+  std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override;
+  std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) override;
+
+  // The result tables' schema version (0 before the first migration).
+  int result_schema_version();
 
  private:
+  void prepare_result_tables(bool manage);
+  std::string result_table(SourceKind kind) const;
+
   std::filesystem::path path_;
+  std::string prefix_;
   std::unique_ptr<SQLite::Database> db_;
 };
 

@@ -1,0 +1,87 @@
+#pragma once
+// Rows of the merchant's source tables (schema/merchant/README.md), as plain values: read in a short
+// transaction and handed to the sync jobs, which never hold the database across a network call.
+//
+// Columns keep the value SQLite stored, whatever its type, so a bad row is reported by the mapping
+// (request_mapping.hpp) with the column and the value found, never thrown on or silently coerced.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fulfillsync::merchant {
+
+// One column's value as stored.
+struct Field {
+  enum class Type { null, integer, real, text, blob };
+  Type type = Type::null;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text{};  // the text, or the blob's bytes
+
+  static Field of(std::int64_t value) { return {.type = Type::integer, .integer = value}; }
+  static Field of(std::string value) { return {.type = Type::text, .text = std::move(value)}; }
+  bool is_null() const { return type == Type::null; }
+  // For messages: NULL, 42, 1.5, 'text' (shortened), a blob of 3 bytes.
+  std::string describe() const;
+  friend bool operator==(const Field&, const Field&) = default;
+};
+
+struct OrderLineRow {
+  Field line_number{}, product_id{}, product_reference_id{}, product_name{}, quantity{}, external_line_id{},
+      unit_of_measure{};
+  friend bool operator==(const OrderLineRow&, const OrderLineRow&) = default;
+};
+
+struct OrderRow {
+  std::string reference_id{};  // the key
+  std::string updated_at{};    // the change timestamp, as stored
+  Field cancel_requested{}, order_number{}, shipping_method{}, type{}, sales_channel{}, origin_platform_program{},
+      gift_message{}, purchase_date{}, location_id{}, total_price{}, recipient_name{}, recipient_email{},
+      recipient_phone{}, address1{}, address2{}, city{}, state{}, zip_code{}, country{}, company_name{}, tags{};
+  std::vector<OrderLineRow> lines{};  // by line_number
+  // sha256 (hex) of the row and its lines without updated_at: equal hashes, same content.
+  std::string content_hash{};
+  friend bool operator==(const OrderRow&, const OrderRow&) = default;
+};
+
+struct ReturnLineRow {
+  Field line_number{}, inventory_id{}, quantity{}, requested_action{};
+  friend bool operator==(const ReturnLineRow&, const ReturnLineRow&) = default;
+};
+
+struct ReturnRow {
+  std::string reference_id{};
+  std::string updated_at{};
+  Field fulfillment_center_id{}, fulfillment_center_name{}, original_shipment_id{}, tracking_number{}, tags{};
+  std::vector<ReturnLineRow> lines{};
+  std::string content_hash{};
+  friend bool operator==(const ReturnRow&, const ReturnRow&) = default;
+};
+
+// The contract's columns, in one place: the readers select them by these names and the content
+// hash covers them in this order.
+template <typename Row>
+struct Column {
+  std::string_view name;
+  Field Row::*member;
+};
+std::span<const Column<OrderRow>> order_columns();
+std::span<const Column<OrderLineRow>> order_line_columns();
+std::span<const Column<ReturnRow>> return_columns();
+std::span<const Column<ReturnLineRow>> return_line_columns();
+
+// The contract's table names (fixed: a merchant with other names maps them with views).
+inline constexpr std::string_view kOrdersTable = "fulfillsync_orders";
+inline constexpr std::string_view kOrderLinesTable = "fulfillsync_order_lines";
+inline constexpr std::string_view kReturnsTable = "fulfillsync_returns";
+inline constexpr std::string_view kReturnLinesTable = "fulfillsync_return_lines";
+inline constexpr std::string_view kWatchedInventoryTable = "fulfillsync_watched_inventory";
+
+// The content hashes; the readers fill `content_hash` with them.
+std::string content_hash(const OrderRow& row);
+std::string content_hash(const ReturnRow& row);
+
+}  // namespace fulfillsync::merchant

@@ -1,0 +1,73 @@
+#include "fulfillsync/merchant/change_feed.hpp"
+
+#include <algorithm>
+
+namespace fulfillsync::merchant {
+
+template <typename Row>
+ChangeFeed<Row>::ChangeFeed(MerchantDatabase& db, Options options, ChangeCursor start, ChangeCursor floor)
+    : db_(db), options_(options), head_(std::move(start)), floor_(std::move(floor)) {}
+
+template <typename Row>
+std::vector<Row> ChangeFeed<Row>::read(const ReadRange& range) {
+  if constexpr (std::is_same_v<Row, OrderRow>) {
+    return db_.read_orders(range);
+  } else {
+    return db_.read_returns(range);
+  }
+}
+
+template <typename Row>
+typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now) {
+  if (!head_pending_ && !window_owed_) {
+    // Read before the rows, so a commit that lands while they are read is seen by the next poll.
+    const std::uint64_t counter = db_.change_counter();
+    if (counter_ == counter) return {};
+    counter_ = counter;
+    head_pending_ = true;
+    window_owed_ = options_.look_back.count() > 0;
+  }
+
+  if (head_pending_) {
+    Batch batch{.rows = read(ReadRange{.after = head_, .limit = options_.batch_size})};
+    if (!batch.rows.empty()) head_ = {batch.rows.back().updated_at, batch.rows.back().reference_id};
+    head_pending_ = batch.rows.size() == options_.batch_size;
+    batch.more = head_pending_ || (window_owed_ && !head_.updated_at.empty());
+    if (!batch.rows.empty() || head_pending_) return batch;
+  }
+
+  if (!window_owed_ || head_.updated_at.empty()) {
+    window_owed_ = false;
+    return {};
+  }
+  if (!window_position_) {
+    // The window's lower bound: look_back behind the older of the cursor and the previous window's
+    // start (a row committed since then carries an updated_at no older than that, minus look_back).
+    window_started_ = now;
+    ChangeCursor lower{head_.updated_at, ""};
+    if (auto cursor_time = timestamps::parse_iso8601(head_.updated_at)) {
+      auto from = *cursor_time;
+      if (previous_window_started_) from = std::min(from, *previous_window_started_);
+      lower.updated_at = timestamps::format_iso8601_z(from - options_.look_back);
+    }
+    window_position_ = std::max(lower, floor_);
+    window_through_ = head_;
+  }
+  Batch batch{.rows = read(ReadRange{.after = *window_position_, .through = window_through_,
+                                     .limit = options_.batch_size}),
+              .rereads = true};
+  if (batch.rows.size() == options_.batch_size) {
+    window_position_ = ChangeCursor{batch.rows.back().updated_at, batch.rows.back().reference_id};
+    batch.more = true;
+  } else {
+    window_position_.reset();
+    window_owed_ = false;
+    previous_window_started_ = window_started_;
+  }
+  return batch;
+}
+
+template class ChangeFeed<OrderRow>;
+template class ChangeFeed<ReturnRow>;
+
+}  // namespace fulfillsync::merchant

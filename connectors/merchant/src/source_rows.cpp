@@ -1,0 +1,122 @@
+#include "fulfillsync/merchant/source_rows.hpp"
+
+#include <fmt/format.h>
+
+#include "fulfillsync/common/crypto.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+constexpr Column<OrderRow> kOrderColumns[] = {
+    {"cancel_requested", &OrderRow::cancel_requested},
+    {"order_number", &OrderRow::order_number},
+    {"shipping_method", &OrderRow::shipping_method},
+    {"type", &OrderRow::type},
+    {"sales_channel", &OrderRow::sales_channel},
+    {"origin_platform_program", &OrderRow::origin_platform_program},
+    {"gift_message", &OrderRow::gift_message},
+    {"purchase_date", &OrderRow::purchase_date},
+    {"location_id", &OrderRow::location_id},
+    {"total_price", &OrderRow::total_price},
+    {"recipient_name", &OrderRow::recipient_name},
+    {"recipient_email", &OrderRow::recipient_email},
+    {"recipient_phone", &OrderRow::recipient_phone},
+    {"address1", &OrderRow::address1},
+    {"address2", &OrderRow::address2},
+    {"city", &OrderRow::city},
+    {"state", &OrderRow::state},
+    {"zip_code", &OrderRow::zip_code},
+    {"country", &OrderRow::country},
+    {"company_name", &OrderRow::company_name},
+    {"tags", &OrderRow::tags},
+};
+
+constexpr Column<OrderLineRow> kOrderLineColumns[] = {
+    {"line_number", &OrderLineRow::line_number},
+    {"product_id", &OrderLineRow::product_id},
+    {"product_reference_id", &OrderLineRow::product_reference_id},
+    {"product_name", &OrderLineRow::product_name},
+    {"quantity", &OrderLineRow::quantity},
+    {"external_line_id", &OrderLineRow::external_line_id},
+    {"unit_of_measure", &OrderLineRow::unit_of_measure},
+};
+
+constexpr Column<ReturnRow> kReturnColumns[] = {
+    {"fulfillment_center_id", &ReturnRow::fulfillment_center_id},
+    {"fulfillment_center_name", &ReturnRow::fulfillment_center_name},
+    {"original_shipment_id", &ReturnRow::original_shipment_id},
+    {"tracking_number", &ReturnRow::tracking_number},
+    {"tags", &ReturnRow::tags},
+};
+
+constexpr Column<ReturnLineRow> kReturnLineColumns[] = {
+    {"line_number", &ReturnLineRow::line_number},
+    {"inventory_id", &ReturnLineRow::inventory_id},
+    {"quantity", &ReturnLineRow::quantity},
+    {"requested_action", &ReturnLineRow::requested_action},
+};
+
+// An unambiguous serialization: every value carries its type and length, so no two different rows
+// serialize alike.
+void append(std::string& out, std::string_view name, const Field& field) {
+  out += name;
+  switch (field.type) {
+    case Field::Type::null: out += "=n;"; return;
+    case Field::Type::integer: out += fmt::format("=i{};", field.integer); return;
+    case Field::Type::real: out += fmt::format("=r{};", field.real); return;
+    case Field::Type::text: out += fmt::format("=t{}:", field.text.size()); break;
+    case Field::Type::blob: out += fmt::format("=b{}:", field.text.size()); break;
+  }
+  out += field.text;
+  out += ';';
+}
+
+template <typename Row, typename Line>
+std::string hash_of(const Row& row, std::span<const Column<Row>> columns, std::span<const Column<Line>> line_columns) {
+  std::string canonical;
+  append(canonical, "reference_id", Field::of(row.reference_id));
+  for (const auto& column : columns) append(canonical, column.name, row.*column.member);
+  for (const Line& line : row.lines) {
+    canonical += "|line;";
+    for (const auto& column : line_columns) append(canonical, column.name, line.*column.member);
+  }
+  const std::string digest = crypto::sha256(canonical);
+  std::string hex;
+  hex.reserve(digest.size() * 2);
+  for (unsigned char byte : digest) hex += fmt::format("{:02x}", byte);
+  return hex;
+}
+
+}  // namespace
+
+std::string Field::describe() const {
+  switch (type) {
+    case Type::null: return "NULL";
+    case Type::integer: return std::to_string(integer);
+    case Type::real: return fmt::format("{}", real);
+    case Type::text:
+      if (text.empty()) return "empty text";
+      if (text.size() > 60) {
+        std::size_t cut = 40;  // not inside a UTF-8 sequence
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        return fmt::format("'{}...' ({} bytes)", text.substr(0, cut), text.size());
+      }
+      return "'" + text + "'";
+    case Type::blob: return fmt::format("a blob of {} bytes", text.size());
+  }
+  return "?";
+}
+
+std::span<const Column<OrderRow>> order_columns() { return kOrderColumns; }
+std::span<const Column<OrderLineRow>> order_line_columns() { return kOrderLineColumns; }
+std::span<const Column<ReturnRow>> return_columns() { return kReturnColumns; }
+std::span<const Column<ReturnLineRow>> return_line_columns() { return kReturnLineColumns; }
+
+std::string content_hash(const OrderRow& row) {
+  return hash_of<OrderRow, OrderLineRow>(row, kOrderColumns, kOrderLineColumns);
+}
+std::string content_hash(const ReturnRow& row) {
+  return hash_of<ReturnRow, ReturnLineRow>(row, kReturnColumns, kReturnLineColumns);
+}
+
+}  // namespace fulfillsync::merchant

@@ -1,0 +1,136 @@
+#include "fulfillsync/merchant/change_feed.hpp"
+
+#include <gmock/gmock.h>
+
+#include "merchant_fixture.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// The real connector, counting the reads that reach it.
+class CountingDatabase final : public MerchantDatabase {
+ public:
+  explicit CountingDatabase(MerchantDatabase& db) : db_(db) {}
+  int reads = 0;
+
+  std::string describe() const override { return db_.describe(); }
+  void ping() override { db_.ping(); }
+  std::vector<std::string> check_source_tables() override { return db_.check_source_tables(); }
+  std::uint64_t change_counter() override { return db_.change_counter(); }
+  std::vector<OrderRow> read_orders(const ReadRange& range) override {
+    ++reads;
+    return db_.read_orders(range);
+  }
+  std::vector<ReturnRow> read_returns(const ReadRange& range) override {
+    ++reads;
+    return db_.read_returns(range);
+  }
+  std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return db_.read_orders(keys); }
+  std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return db_.read_returns(keys); }
+  std::vector<std::int64_t> watched_inventory_ids() override { return db_.watched_inventory_ids(); }
+  void write_results(SourceKind kind, std::span<const SyncResult> results) override {
+    db_.write_results(kind, results);
+  }
+  std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override {
+    return db_.count_results_by_state(kind);
+  }
+  std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override {
+    return db_.latest_results(kind, state, limit);
+  }
+  std::optional<SyncResult> read_result(SourceKind kind, std::string_view key) override {
+    return db_.read_result(kind, key);
+  }
+
+ private:
+  MerchantDatabase& db_;
+};
+
+class ChangeFeedTest : public MerchantDatabaseTest {
+ protected:
+  // Polls until the feed has nothing more right now; the keys handed out, in order.
+  template <typename Row>
+  static std::vector<std::string> drain(ChangeFeed<Row>& feed, timestamps::TimePoint now, bool* reread = nullptr) {
+    std::vector<std::string> keys;
+    for (;;) {
+      auto batch = feed.poll(now);
+      for (const auto& row : batch.rows) keys.push_back(row.reference_id);
+      if (reread != nullptr && batch.rereads && !batch.rows.empty()) *reread = true;
+      if (!batch.more) return keys;
+    }
+  }
+
+  const timestamps::TimePoint now = timestamps::parse_iso8601("2026-03-01T10:10:00Z").value();
+  std::unique_ptr<SqliteMerchantDatabase> real = open();
+  CountingDatabase db{*real};
+};
+
+TEST_F(ChangeFeedTest, SkipsThePollWhenNothingChanged) {
+  add_order("A-1", "2026-03-01T10:00:00.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::minutes(5), .batch_size = 10});
+  EXPECT_THAT(drain(feed, now), ElementsAre("A-1", "A-1"));  // the head, then the look-back window
+  const int reads = db.reads;
+  EXPECT_THAT(feed.poll(now).rows, IsEmpty());
+  EXPECT_EQ(db.reads, reads);  // data_version unchanged: not one read
+
+  add_order("A-2", "2026-03-01T10:00:01.000Z");
+  EXPECT_EQ(feed.poll(now).rows.at(0).reference_id, "A-2");
+  EXPECT_EQ(feed.cursor(), (ChangeCursor{"2026-03-01T10:00:01.000Z", "A-2"}));
+}
+
+TEST_F(ChangeFeedTest, PagesOverEqualTimestampsWithoutLosingRows) {
+  for (int i = 0; i < 23; ++i) add_order(fmt::format("E-{:02}", (i * 7) % 23), "2026-03-01T10:00:00.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::milliseconds(0), .batch_size = 5});
+  const auto keys = drain(feed, now);
+  ASSERT_EQ(keys.size(), 23u);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end());
+}
+
+TEST_F(ChangeFeedTest, ARowCommittedLateWithAnOlderTimestampIsSeenWithinTheLookBack) {
+  add_order("M-2", "2026-03-01T10:09:58.000Z");
+  add_order("M-3", "2026-03-01T10:09:59.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::seconds(30), .batch_size = 10});
+  drain(feed, now);
+  ASSERT_EQ(feed.cursor().reference_id, "M-3");
+
+  // Its transaction took its timestamp before M-3's, then committed after the feed read M-3.
+  add_order("M-1", "2026-03-01T10:09:50.000Z");
+  bool reread = false;
+  EXPECT_THAT(drain(feed, now + std::chrono::seconds(1), &reread), ElementsAre("M-1", "M-2", "M-3"));
+  EXPECT_TRUE(reread);
+  EXPECT_EQ(feed.cursor().reference_id, "M-3");  // the cursor never moves back
+}
+
+TEST_F(ChangeFeedTest, WithoutALookBackTheLateRowIsLost) {
+  add_order("M-3", "2026-03-01T10:09:59.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::milliseconds(0), .batch_size = 10});
+  drain(feed, now);
+  add_order("M-1", "2026-03-01T10:09:50.000Z");
+  EXPECT_THAT(drain(feed, now), IsEmpty());  // why the look-back window exists
+}
+
+TEST_F(ChangeFeedTest, TheWindowReachesBackFromThePreviousWindowsStart) {
+  add_order("N-1", "2026-03-01T10:00:00.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::seconds(10), .batch_size = 10});
+  drain(feed, now);  // window started at 10:10:00
+  // The cursor runs ahead (a clock ahead of ours); a row committed late is still within look_back of
+  // the previous window's start.
+  add_order("N-9", "2026-03-01T10:30:00.000Z");
+  drain(feed, now + std::chrono::seconds(1));
+  add_order("N-5", "2026-03-01T10:09:55.000Z");
+  EXPECT_THAT(drain(feed, now + std::chrono::seconds(2)), ::testing::Contains("N-5"));
+}
+
+TEST_F(ChangeFeedTest, NothingBeforeTheStartingPointEvenWithinTheLookBack) {
+  add_return("RMA-1", "2026-03-01T10:04:00.000Z");
+  add_return("RMA-2", "2026-03-01T10:06:00.000Z");
+  const ChangeCursor since{"2026-03-01T10:05:00.000Z", ""};
+  ChangeFeed<ReturnRow> feed(db, {.look_back = std::chrono::minutes(5), .batch_size = 10}, since, since);
+  EXPECT_THAT(drain(feed, now), ElementsAre("RMA-2", "RMA-2"));
+}
+
+}  // namespace
+}  // namespace fulfillsync::merchant
