@@ -1,0 +1,118 @@
+#include "fulfillsync/daemon/outbound_ledger.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fulfillsync/testing/process.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+constexpr auto kOrder = LedgerKind::order_create;
+
+class OutboundLedgerTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  std::unique_ptr<CheckpointStore> store = std::make_unique<CheckpointStore>(dir / "checkpoint.db");
+  OutboundLedger ledger{*store};
+
+  LedgerState state_of(std::string_view key) { return ledger.find(kOrder, key).value().state; }
+};
+
+TEST_F(OutboundLedgerTest, ANewRowIsQueuedOnceWhateverHowOftenItIsRead) {
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "hash1", R"({"reference_id":"A-1"})"), Offer::queued);
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "hash1", R"({"reference_id":"A-1"})"), Offer::unchanged);
+  const auto entry = ledger.find(kOrder, "A-1");
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->state, LedgerState::pending);
+  EXPECT_EQ(entry->body, R"({"reference_id":"A-1"})");
+  EXPECT_EQ(entry->attempts, 0);
+}
+
+TEST_F(OutboundLedgerTest, TheHappyPathRecordsTheRemoteId) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A-1");
+  EXPECT_EQ(state_of("A-1"), LedgerState::in_flight);
+  ledger.mark_created(kOrder, "A-1", 4242);
+  const auto entry = ledger.find(kOrder, "A-1");
+  EXPECT_EQ(entry->state, LedgerState::created);
+  EXPECT_EQ(entry->remote_id, 4242);
+  EXPECT_EQ(entry->attempts, 1);
+  // The API cannot change a created order: a newer version is reported, not sent.
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{\"changed\":1}"), Offer::already_sent);
+  EXPECT_EQ(ledger.find(kOrder, "A-1")->body, "{}");
+}
+
+TEST_F(OutboundLedgerTest, InFlightIsDurableAndACrashLeavesItUnknown) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A-1");
+  // The process dies here; a new one opens the same store.
+  store.reset();
+  store = std::make_unique<CheckpointStore>(dir / "checkpoint.db");
+  OutboundLedger reopened(*store);
+  EXPECT_EQ(reopened.recover_interrupted(), 1);
+  const auto entry = reopened.find(kOrder, "A-1");
+  EXPECT_EQ(entry->state, LedgerState::unknown);
+  EXPECT_EQ(entry->last_error, "interrupted while in flight");
+  // Reconciliation either adopts the provider's order or sends the same body again.
+  reopened.mark_pending(kOrder, "A-1", "not found at the provider");
+  EXPECT_EQ(reopened.find(kOrder, "A-1")->body, "{}");
+}
+
+TEST_F(OutboundLedgerTest, AnUnknownRowIsAdoptedWhenTheProviderHasIt) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A-1");
+  ledger.mark_unknown(kOrder, "A-1", "waiting for the answer: timed out");
+  // A changed version waits until the first send is settled.
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{}"), Offer::held);
+  ledger.mark_created(kOrder, "A-1", 7);
+  EXPECT_EQ(ledger.find(kOrder, "A-1")->remote_id, 7);
+}
+
+TEST_F(OutboundLedgerTest, ARejectedRowWaitsForAFixOrARequeue) {
+  ledger.offer(kOrder, "A-1", "h1", "{\"bad\":1}");
+  ledger.mark_in_flight(kOrder, "A-1");
+  ledger.mark_rejected(kOrder, "A-1", "recipient.name: required");
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "h1", "{\"bad\":1}"), Offer::unchanged);  // not retried as it is
+  EXPECT_EQ(ledger.find(kOrder, "A-1")->last_error, "recipient.name: required");
+
+  // The merchant fixes the row: the new version is queued with its new body.
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{\"fixed\":1}"), Offer::queued);
+  auto entry = ledger.find(kOrder, "A-1");
+  EXPECT_EQ(entry->state, LedgerState::pending);
+  EXPECT_EQ(entry->body, "{\"fixed\":1}");
+  EXPECT_EQ(entry->attempts, 0);
+  EXPECT_EQ(entry->last_error, "");
+
+  ledger.mark_rejected(kOrder, "A-1", "still wrong");  // rejected locally, never sent
+  EXPECT_TRUE(ledger.requeue(kOrder, "A-1"));
+  EXPECT_EQ(state_of("A-1"), LedgerState::pending);
+  EXPECT_FALSE(ledger.requeue(kOrder, "A-1"));  // only rejected rows are requeued
+}
+
+TEST_F(OutboundLedgerTest, BacklogAndOldestWaiting) {
+  EXPECT_EQ(ledger.oldest_waiting_since(), std::nullopt);
+  for (const char* key : {"A", "B", "C"}) ledger.offer(kOrder, key, "h", "{}");
+  ledger.offer(LedgerKind::return_create, "R", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A");
+  ledger.mark_created(kOrder, "A", 1);
+  ledger.mark_rejected(kOrder, "B", "bad");
+  const auto counts = ledger.backlog();
+  EXPECT_EQ(counts.at({kOrder, LedgerState::created}), 1);
+  EXPECT_EQ(counts.at({kOrder, LedgerState::rejected}), 1);
+  EXPECT_EQ(counts.at({kOrder, LedgerState::pending}), 1);
+  EXPECT_EQ(counts.at({LedgerKind::return_create, LedgerState::pending}), 1);
+  EXPECT_TRUE(ledger.oldest_waiting_since());
+  EXPECT_EQ(ledger.in_state(kOrder, LedgerState::pending, 10).size(), 1u);
+  EXPECT_EQ(ledger.requeue_all_rejected(), 1);
+}
+
+using OutboundLedgerDeathTest = OutboundLedgerTest;
+
+TEST_F(OutboundLedgerDeathTest, AnImpossibleTransitionStopsTheProcess) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  // Recording a create for a row that was never sent would hide a bug that can duplicate orders.
+  EXPECT_DEATH(ledger.mark_created(kOrder, "A-1", 1), "cannot move to created");
+}
+
+}  // namespace
+}  // namespace fulfillsync::daemon
