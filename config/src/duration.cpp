@@ -37,14 +37,15 @@ std::string format_duration(std::chrono::milliseconds duration) {
   if (ms == 0) return "0s";
   std::string out;
   if (ms < 0) {
-    out = "-";
+    out.push_back('-');
     ms = -ms;
   }
   constexpr std::pair<std::int64_t, const char*> units[] = {
       {86'400'000, "d"}, {3'600'000, "h"}, {60'000, "m"}, {1000, "s"}, {1, "ms"}};
   for (const auto& [size, name] : units) {
     if (ms >= size) {
-      out += std::to_string(ms / size) + name;
+      out += std::to_string(ms / size);
+      out += name;
       ms %= size;
     }
   }

@@ -69,6 +69,15 @@ bool parse_rule(std::string_view text, FaultRule& rule, std::string& error) {
         error = "latency_ms: probability after '@' must be between 0 and 1";
         return false;
       }
+    } else if (key == "retry_after_s") {
+      const std::string_view seconds = trim(value);
+      int amount = 0;
+      const auto result = std::from_chars(seconds.data(), seconds.data() + seconds.size(), amount);
+      if (result.ec != std::errc{} || result.ptr != seconds.data() + seconds.size() || amount < 0 || amount > 3600) {
+        error = "retry_after_s: expected seconds (0 to 3600), got '" + std::string(seconds) + "'";
+        return false;
+      }
+      rule.retry_after_seconds = amount;
     } else if (!parse_probability(value, probability)) {
       error = std::string(key) + ": probability must be a number between 0 and 1, got '" + std::string(value) + "'";
       return false;
@@ -84,7 +93,8 @@ bool parse_rule(std::string_view text, FaultRule& rule, std::string& error) {
       rule.truncated = probability;
     } else {
       error = "unknown fault '" + std::string(key) +
-              "' (known: route, 429, 500, 502, 503, 504, latency_ms, drop_before, drop_after, malformed, truncated)";
+              "' (known: route, 429, 500, 502, 503, 504, retry_after_s, latency_ms, drop_before, drop_after, malformed, "
+              "truncated)";
       return false;
     }
   }
@@ -154,6 +164,7 @@ FaultDecision Faults::decide(std::string_view method, std::string_view path) {
       if (pick(probability)) {
         decision.kind = FaultKind::status;
         decision.status = status;
+        decision.retry_after_seconds = rule.retry_after_seconds;
         return decision;
       }
     }

@@ -112,8 +112,8 @@ void Sandbox::count_fault(const FaultDecision& decision) {
 }
 
 HttpResponse Sandbox::fault_response(const FaultDecision& decision, const HttpRequest& request) {
-  // Production's 429 body and headers; 25 s is what its message usually says.
-  if (decision.status == 429) return rate_limited(25);
+  // Production's 429 body and headers, waiting what the rule says (25 s unless told).
+  if (decision.status == 429) return rate_limited(decision.retry_after_seconds);
   return problem(decision.status, "Injected fault: the sandbox answered " + std::to_string(decision.status) + ".",
                  request.path());
 }

@@ -193,6 +193,26 @@ TEST_F(ApiClientTest, TheBudgetLearnsTheProvidersCountAndIsNeverThrottled) {
   EXPECT_THAT(exposition(), HasSubstr("fulfillsync_api_throttled_total 0"));
 }
 
+TEST_F(ApiClientTest, ThrottlesAreWaitedOutAsTheProviderAsks) {
+  // Every other request is refused with 429 and x-retry-after: 1 (seeded, so the run repeats).
+  Sandbox sandbox({"--faults", "route=GET /*/channel;429=0.5;retry_after_s=1", "--fault-seed", "3"});
+  connect(sandbox);
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) {
+    const Outcome outcome = call(ApiRequest{"GET", "/channel", "/channel"});
+    ASSERT_EQ(outcome.kind, OutcomeKind::success) << outcome.detail;  // throttles are not failures
+  }
+  const std::string text = exposition();
+  const std::string sample = "\nfulfillsync_api_throttled_total ";
+  const auto at = text.find(sample);
+  ASSERT_NE(at, std::string::npos);
+  const int throttles = std::stoi(text.substr(at + sample.size()));
+  ASSERT_GT(throttles, 0) << "the seed produced no 429; pick another";
+  // Each 429 held every request for the second it asked for (a lower bound, never an upper one).
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::seconds(throttles));
+  EXPECT_THAT(text, HasSubstr(R"(fulfillsync_api_calls_total{outcome="success",route="/channel"} 4)"));
+}
+
 TEST_F(ApiClientTest, NothingListeningIsNotSent) {
   connect_to("http://127.0.0.1:1", Sandbox::kToken);
   const Outcome outcome = call(ApiRequest{"GET", "/channel", "/channel"});

@@ -27,6 +27,20 @@ std::string ApiClient::target_of(const ApiRequest& request) const {
   return target;
 }
 
+void ApiClient::learn_remaining(const Outcome& outcome) {
+  // A 429 says how long to wait (pause_for); its "0 remaining" is not a count to learn from.
+  if (outcome.kind == OutcomeKind::throttled) return;
+  for (const char* name : {"x-remaining-calls", "x-ratelimit-remaining"}) {
+    const auto remaining = outcome.response.header(name);
+    if (!remaining) continue;
+    int value = 0;
+    if (std::from_chars(remaining->data(), remaining->data() + remaining->size(), value).ec == std::errc{}) {
+      budget_.observe_remaining(value);
+    }
+    return;
+  }
+}
+
 asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
   HttpRequest http{request.method, target_of(request), {}, {}, request.idempotent};
   http.headers = {{"User-Agent", user_agent_}, {"Accept", "application/json"}};
@@ -54,15 +68,7 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
     const auto started = std::chrono::steady_clock::now();
     outcome = classify(co_await transport_.send(std::move(attempt)));
     metrics_.observe_exchange(request.route, request.method, outcome, std::chrono::steady_clock::now() - started);
-    for (const char* name : {"x-remaining-calls", "x-ratelimit-remaining"}) {
-      if (const auto remaining = outcome.response.header(name)) {
-        int value = 0;
-        if (std::from_chars(remaining->data(), remaining->data() + remaining->size(), value).ec == std::errc{}) {
-          budget_.observe_remaining(value);
-        }
-        break;
-      }
-    }
+    learn_remaining(outcome);
     metrics_.set_budget(budget_.available(), budget_.limit());
 
     bool retry = false;

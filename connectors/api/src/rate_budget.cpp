@@ -12,12 +12,15 @@ RateBudget::RateBudget(asio::any_io_executor executor, int requests_per_window, 
     : executor_(std::move(executor)), limit_(std::max(1, requests_per_window)), aging_(aging), window_(window) {}
 
 void RateBudget::prune(Clock::time_point now) {
-  while (!sent_.empty() && now - sent_.front() >= window_) sent_.pop_front();
+  while (!sent_.empty() && now - sent_.front().first >= window_) {
+    counted_ -= sent_.front().second;
+    sent_.pop_front();
+  }
 }
 
 int RateBudget::available() {
   prune(Clock::now());
-  return std::max(0, limit_ - static_cast<int>(sent_.size()));
+  return std::max(0, limit_ - counted_);
 }
 
 bool RateBudget::is_next(const Waiter& waiter, Clock::time_point now) const {
@@ -46,7 +49,7 @@ asio::awaitable<void> RateBudget::acquire(Priority priority) {
     prune(now);
     Clock::time_point ready = now;
     if (paused_until_ > now) ready = paused_until_;
-    if (static_cast<int>(sent_.size()) >= limit_) ready = std::max(ready, sent_.front() + window_);
+    if (counted_ >= limit_) ready = std::max(ready, oldest_to_leave());
     if (ready <= now && is_next(*self, now)) break;
     // Sleep until a slot frees, or until another waiter leaves and we may be next; an aged waiter
     // re-ranks itself at least every second.
@@ -54,7 +57,8 @@ asio::awaitable<void> RateBudget::acquire(Priority priority) {
     boost::system::error_code ignored;
     co_await wake.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
-  sent_.push_back(Clock::now());
+  sent_.emplace_back(Clock::now(), 1);
+  ++counted_;
   waiters_.erase(self);
   wake_next();
 }
@@ -62,8 +66,20 @@ asio::awaitable<void> RateBudget::acquire(Priority priority) {
 void RateBudget::observe_remaining(int remaining) {
   const auto now = Clock::now();
   prune(now);
-  const int ours = limit_ - static_cast<int>(sent_.size());
-  for (int extra = ours - std::max(0, remaining); extra > 0; --extra) sent_.push_back(now);
+  const int extra = (limit_ - counted_) - std::max(0, remaining);
+  if (extra <= 0) return;
+  sent_.emplace_back(now, extra);
+  counted_ += extra;
+}
+
+RateBudget::Clock::time_point RateBudget::oldest_to_leave() const {
+  // When enough of the window has left for one more request.
+  int over = counted_ - limit_ + 1;
+  for (const auto& [when, count] : sent_) {
+    over -= count;
+    if (over <= 0) return when + window_;
+  }
+  return Clock::now();
 }
 
 void RateBudget::pause_for(std::chrono::milliseconds wait) {

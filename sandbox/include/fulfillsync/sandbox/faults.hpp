@@ -21,6 +21,7 @@ enum class FaultKind { none, status, drop_before, drop_after, malformed, truncat
 struct FaultDecision {
   FaultKind kind = FaultKind::none;
   int status = 0;  // with FaultKind::status: 429, 500, 502, 503 or 504
+  int retry_after_seconds = 25;  // what an injected 429 asks for
   std::chrono::milliseconds latency{0};
 };
 
@@ -29,6 +30,7 @@ struct FaultRule {
   std::string pattern;  // glob: '*' within a segment, '**' across segments; empty: any path
   std::vector<std::pair<int, double>> statuses;
   double drop_before = 0, drop_after = 0, malformed = 0, truncated = 0;
+  int retry_after_seconds = 25;  // x-retry-after of this rule's injected 429s; 25 s is production's usual
   std::chrono::milliseconds latency{0};
   double latency_probability = 0;
 };

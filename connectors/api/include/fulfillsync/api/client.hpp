@@ -52,6 +52,8 @@ class ApiClient {
   std::string target_of(const ApiRequest& request) const;
 
  private:
+  void learn_remaining(const Outcome& outcome);
+
   boost::asio::any_io_executor executor_;
   Transport& transport_;
   TokenSource& tokens_;

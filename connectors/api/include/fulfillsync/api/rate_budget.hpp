@@ -49,6 +49,7 @@ class RateBudget {
     boost::asio::steady_timer* wake;
   };
   void prune(Clock::time_point now);
+  Clock::time_point oldest_to_leave() const;
   bool is_next(const Waiter& waiter, Clock::time_point now) const;
   void wake_next();
 
@@ -56,7 +57,10 @@ class RateBudget {
   int limit_;
   std::chrono::milliseconds aging_;
   std::chrono::milliseconds window_;
-  std::deque<Clock::time_point> sent_;  // when each request in the window was sent
+  // Requests in the window: when they were sent and how many (phantoms learnt from the provider
+  // come in one entry), oldest first; `counted_` is their sum.
+  std::deque<std::pair<Clock::time_point, int>> sent_;
+  int counted_ = 0;
   Clock::time_point paused_until_{};
   std::list<Waiter> waiters_;
 };
