@@ -1,102 +1,11 @@
--- The quick start's merchant database: the contract's source tables (schema/merchant/README.md)
--- created the way a shop application would, with sample orders, cancels and returns, and a few rows
--- that are wrong on purpose so the demo shows them rejected with their reasons.
--- Products, inventory ids and fulfillment centers are those of `fulfillsync-sandbox --seed demo`.
+-- The quick start's sample rows: orders, cancels and returns, and a few rows that are wrong on
+-- purpose so the demo shows them rejected with their reasons. Loaded after
+-- schema/merchant/source_tables.sql, which creates the contract's source tables the way a shop
+-- application would. Products, inventory ids and fulfillment centers are those of
+-- `fulfillsync-sandbox --seed demo`.
 
 -- WAL lets the merchant application and fulfillsyncd read and write side by side.
 PRAGMA journal_mode = WAL;
-
-CREATE TABLE fulfillsync_orders (
-  reference_id            TEXT PRIMARY KEY,
-  order_number            TEXT,
-  shipping_method         TEXT NOT NULL,
-  type                    TEXT,
-  sales_channel           TEXT,
-  origin_platform_program TEXT,
-  gift_message            TEXT,
-  purchase_date           TEXT,
-  location_id             INTEGER,
-  total_price             TEXT,
-  recipient_name          TEXT,
-  recipient_email         TEXT,
-  recipient_phone         TEXT,
-  address1                TEXT,
-  address2                TEXT,
-  city                    TEXT,
-  state                   TEXT,
-  zip_code                TEXT,
-  country                 TEXT,
-  company_name            TEXT,
-  tags                    TEXT,
-  cancel_requested        INTEGER NOT NULL DEFAULT 0,
-  updated_at              TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-);
-CREATE INDEX fulfillsync_orders_by_change ON fulfillsync_orders (updated_at, reference_id);
-
-CREATE TABLE fulfillsync_order_lines (
-  order_reference_id   TEXT NOT NULL REFERENCES fulfillsync_orders (reference_id),
-  line_number          INTEGER NOT NULL,
-  product_id           INTEGER,
-  product_reference_id TEXT,
-  product_name         TEXT,
-  quantity             INTEGER NOT NULL,
-  external_line_id     INTEGER,
-  unit_of_measure      TEXT,
-  PRIMARY KEY (order_reference_id, line_number)
-);
-
-CREATE TABLE fulfillsync_returns (
-  reference_id            TEXT PRIMARY KEY,
-  fulfillment_center_id   INTEGER,
-  fulfillment_center_name TEXT,
-  original_shipment_id    INTEGER,
-  tracking_number         TEXT,
-  tags                    TEXT,
-  updated_at              TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-);
-CREATE INDEX fulfillsync_returns_by_change ON fulfillsync_returns (updated_at, reference_id);
-
-CREATE TABLE fulfillsync_return_lines (
-  return_reference_id TEXT NOT NULL REFERENCES fulfillsync_returns (reference_id),
-  line_number         INTEGER NOT NULL,
-  inventory_id        INTEGER NOT NULL,
-  quantity            INTEGER NOT NULL,
-  requested_action    TEXT,
-  PRIMARY KEY (return_reference_id, line_number)
-);
-
-CREATE TABLE fulfillsync_watched_inventory (inventory_id INTEGER PRIMARY KEY);
-
--- Any change to an order, a return or one of their lines moves the row's updated_at: that is how
--- fulfillsyncd sees it (the application could equally set updated_at itself).
-CREATE TRIGGER fulfillsync_orders_touch AFTER UPDATE ON fulfillsync_orders
-WHEN NEW.updated_at IS OLD.updated_at BEGIN
-  UPDATE fulfillsync_orders SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.reference_id;
-END;
-CREATE TRIGGER fulfillsync_order_lines_insert AFTER INSERT ON fulfillsync_order_lines BEGIN
-  UPDATE fulfillsync_orders SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.order_reference_id;
-END;
-CREATE TRIGGER fulfillsync_order_lines_update AFTER UPDATE ON fulfillsync_order_lines BEGIN
-  UPDATE fulfillsync_orders SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-  WHERE reference_id IN (OLD.order_reference_id, NEW.order_reference_id);
-END;
-CREATE TRIGGER fulfillsync_order_lines_delete AFTER DELETE ON fulfillsync_order_lines BEGIN
-  UPDATE fulfillsync_orders SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = OLD.order_reference_id;
-END;
-CREATE TRIGGER fulfillsync_returns_touch AFTER UPDATE ON fulfillsync_returns
-WHEN NEW.updated_at IS OLD.updated_at BEGIN
-  UPDATE fulfillsync_returns SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.reference_id;
-END;
-CREATE TRIGGER fulfillsync_return_lines_insert AFTER INSERT ON fulfillsync_return_lines BEGIN
-  UPDATE fulfillsync_returns SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.return_reference_id;
-END;
-CREATE TRIGGER fulfillsync_return_lines_update AFTER UPDATE ON fulfillsync_return_lines BEGIN
-  UPDATE fulfillsync_returns SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-  WHERE reference_id IN (OLD.return_reference_id, NEW.return_reference_id);
-END;
-CREATE TRIGGER fulfillsync_return_lines_delete AFTER DELETE ON fulfillsync_return_lines BEGIN
-  UPDATE fulfillsync_returns SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = OLD.return_reference_id;
-END;
 
 BEGIN;
 

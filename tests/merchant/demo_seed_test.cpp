@@ -16,6 +16,7 @@ TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
   testing::TempDir dir;
   {
     SQLite::Database app((dir / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    app.exec(testing::read_file(testing::source_path("schema/merchant/source_tables.sql")));
     app.exec(testing::read_file(testing::source_path("config/demo-merchant.sql")));
   }
   config::MerchantConfig config;
