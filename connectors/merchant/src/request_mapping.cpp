@@ -15,16 +15,6 @@ namespace {
 
 enum class Need { optional, required };
 
-// The provider counts lengths in UTF-16 code units (as encode() does).
-std::size_t utf16_length(std::string_view utf8) {
-  std::size_t units = 0;
-  for (unsigned char c : utf8) {
-    if ((c & 0xC0) != 0x80) ++units;
-    if ((c & 0xF8) == 0xF0) ++units;
-  }
-  return units;
-}
-
 // Reads the columns of one row (or line) into typed values, collecting a reason for each problem:
 // "<where>: <column> <what is wrong>, found <value>".
 class RowReader {
@@ -52,7 +42,7 @@ class RowReader {
       problem(column, "is not valid UTF-8 text");
       return std::nullopt;
     }
-    const std::size_t length = utf16_length(value);
+    const std::size_t length = api::provider_length(value);
     if (length > max_length || length < min_length) {
       problem(column, min_length > 0
                           ? fmt::format("must be {} to {} characters, found {}", min_length, max_length, length)

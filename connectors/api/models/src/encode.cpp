@@ -51,16 +51,6 @@ class BodyWriter {
   std::optional<JsonError> error_;
 };
 
-// The provider counts lengths in UTF-16 code units (it is an ASP.NET service).
-std::size_t utf16_length(std::string_view utf8) {
-  std::size_t units = 0;
-  for (unsigned char c : utf8) {
-    if ((c & 0xC0) != 0x80) ++units;  // a lead byte starts a code point
-    if ((c & 0xF8) == 0xF0) ++units;  // four-byte sequences need a surrogate pair
-  }
-  return units;
-}
-
 void put_value(BodyWriter& w, std::string_view text) {
   if (!simdjson::validate_utf8(text.data(), text.size())) return w.refuse_value("not valid UTF-8");
   w.json().value(text);
@@ -113,7 +103,7 @@ void put_value(BodyWriter& w, const std::vector<T>& items) {
 // A string member within the spec's length limits.
 void put_text(BodyWriter& w, std::string_view key, std::string_view text, std::size_t min_length,
               std::size_t max_length) {
-  const std::size_t length = utf16_length(text);
+  const std::size_t length = provider_length(text);
   if (length < min_length || length > max_length) {
     w.enter(key);
     w.fail("length " + std::to_string(length) + " outside " + std::to_string(min_length) + " to " +
@@ -325,6 +315,15 @@ Encoded encode(const EstimateRequest& request, ApiVersion version) {
   put(w, "shipping_methods", request.shipping_methods);
   w.json().end_object();
   return w.finish();
+}
+
+std::size_t provider_length(std::string_view utf8) {
+  std::size_t units = 0;
+  for (unsigned char c : utf8) {
+    if ((c & 0xC0) != 0x80) ++units;  // a lead byte starts a code point
+    if ((c & 0xF8) == 0xF0) ++units;  // four-byte sequences need a surrogate pair
+  }
+  return units;
 }
 
 }  // namespace fulfillsync::api
