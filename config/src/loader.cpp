@@ -99,7 +99,6 @@ void read_merchant(Section section, MerchantConfig& out) {
   }
   section.read("manage_result_tables", out.manage_result_tables, Need::optional, detail::boolean());
   section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
-  section.read("poll_interval", out.poll_interval, Need::optional, detail::duration(10ms, 1h));
   section.read("look_back", out.look_back, Need::optional, detail::duration(0ms, 7 * 24h));
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
 }
@@ -158,6 +157,22 @@ void read_api(Section section, ApiConfig& out) {
   if (!out.token_file.empty()) check_secret_file(section, "token_file", out.token_file);
 }
 
+void read_job(Section section, JobConfig& out) {
+  section.read("enabled", out.enabled, Need::optional, detail::boolean());
+  section.read("interval", out.interval, Need::optional, detail::duration(10ms, 24h));
+  section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 1'000));
+  section.read("concurrency", out.concurrency, Need::optional, detail::integer(1, 64));
+}
+
+void read_sync(Section section, SyncConfig& out) {
+  section.read("orders_since", out.orders_since, Need::optional, detail::timestamp());
+  section.read("progress_interval", out.progress_interval, Need::optional, detail::duration(1s, 1h));
+  Section jobs = section.section("jobs");
+  read_job(jobs.section("push_orders"), out.push_orders);
+  read_job(jobs.section("push_cancels"), out.push_cancels);
+  read_job(jobs.section("push_returns"), out.push_returns);
+}
+
 void read_metrics(Section section, MetricsConfig& out) {
   section.read("enabled", out.enabled, Need::optional, detail::boolean());
   std::optional<Endpoint> listen;
@@ -177,6 +192,7 @@ Config parse(const YAML::Node& root, std::string_view name, detail::Diagnostics&
   read_checkpoint(top.section("checkpoint", Need::required), config.checkpoint);
   read_merchant(top.section("merchant", Need::required), config.merchant);
   read_api(top.section("api", Need::required), config.api);
+  read_sync(top.section("sync"), config.sync);
   read_metrics(top.section("metrics"), config.metrics);
   return config;
 }

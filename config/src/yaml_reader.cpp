@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 
 namespace fulfillsync::config::detail {
@@ -251,6 +252,19 @@ Section::Parse<std::string> sql_identifier(std::size_t max_length) {
       return std::nullopt;
     }
     return text;
+  };
+}
+
+Section::Parse<std::string> timestamp() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<std::string> {
+    auto text = scalar(value, why, "a date-time");
+    if (!text) return std::nullopt;
+    const auto when = timestamps::parse_iso8601(*text);
+    if (!when || *when == timestamps::TimePoint::max() || *when == timestamps::TimePoint::min()) {
+      why = fmt::format("'{}' is not a date-time with a time zone, such as 2026-03-01T00:00:00Z (UTC when no zone is given)", *text);
+      return std::nullopt;
+    }
+    return timestamps::format_iso8601_z(*when);
   };
 }
 

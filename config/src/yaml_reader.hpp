@@ -104,5 +104,7 @@ Section::Parse<std::filesystem::path> path();
 Section::Parse<std::vector<std::string>> string_list();
 // A plain SQL identifier: a lower-case letter or underscore, then letters, digits, underscores.
 Section::Parse<std::string> sql_identifier(std::size_t max_length);
+// An ISO 8601 date-time with a time zone, normalised to UTC ("2026-03-01T00:00:00.000Z").
+Section::Parse<std::string> timestamp();
 
 }  // namespace fulfillsync::config::detail

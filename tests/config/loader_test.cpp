@@ -60,7 +60,6 @@ TEST_F(ConfigLoaderTest, ValidFileWithDefaults) {
   EXPECT_EQ(config.merchant.sqlite.path, "/var/lib/shop/shop.db");
   EXPECT_EQ(config.merchant.sqlite.busy_timeout, 5s);
   EXPECT_EQ(config.merchant.result_table_prefix, "fulfillsync_");
-  EXPECT_EQ(config.merchant.poll_interval, 1s);
   EXPECT_EQ(config.merchant.look_back, 5min);
   EXPECT_EQ(config.merchant.batch_size, 250);
   EXPECT_EQ(config.api.version, "2026-07");
@@ -87,7 +86,6 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "    busy_timeout: 250ms\n"
       "  manage_result_tables: false\n"
       "  result_table_prefix: fs_\n"
-      "  poll_interval: 200ms\n"
       "  look_back: 30s\n"
       "  batch_size: 50\n"
       "api:\n"
@@ -105,6 +103,12 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "    base: 100ms\n"
       "    cap: 10s\n"
       "    attempts: 3\n"
+      "sync:\n"
+      "  orders_since: 2026-03-01T02:00:00+02:00\n"
+      "  progress_interval: 5s\n"
+      "  jobs:\n"
+      "    push_orders: {enabled: true, interval: 2s, batch_size: 10, concurrency: 2}\n"
+      "    push_cancels: {enabled: false}\n"
       "metrics:\n"
       "  enabled: true\n"
       "  listen: '[::1]:0'\n",
@@ -114,7 +118,6 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_EQ(config.merchant.sqlite.busy_timeout, 250ms);
   EXPECT_FALSE(config.merchant.manage_result_tables);
   EXPECT_EQ(config.merchant.result_table_prefix, "fs_");
-  EXPECT_EQ(config.merchant.poll_interval, 200ms);
   EXPECT_EQ(config.merchant.look_back, 30s);
   EXPECT_EQ(config.merchant.batch_size, 50);
   EXPECT_EQ(config.api.version, "2025-07");
@@ -126,8 +129,23 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_EQ(config.api.retry.base, 100ms);
   EXPECT_EQ(config.api.retry.cap, 10s);
   EXPECT_EQ(config.api.retry.attempts, 3);
+  EXPECT_EQ(config.sync.orders_since, "2026-03-01T00:00:00.000Z");  // normalised to UTC
+  EXPECT_EQ(config.sync.progress_interval, 5s);
+  EXPECT_EQ(config.sync.push_orders.interval, 2s);
+  EXPECT_EQ(config.sync.push_orders.batch_size, 10);
+  EXPECT_EQ(config.sync.push_orders.concurrency, 2);
+  EXPECT_FALSE(config.sync.push_cancels.enabled);
+  EXPECT_TRUE(config.sync.push_returns.enabled);
   EXPECT_EQ(config.metrics.host, "::1");
   EXPECT_EQ(config.metrics.port, 0);
+}
+
+TEST_F(ConfigLoaderTest, StartingPointMustBeADateTime) {
+  std::string yaml = valid();
+  yaml += "sync:\n  orders_since: last tuesday\n  jobs:\n    push_orders: {concurrency: 0}\n";
+  EXPECT_THAT(errors_of(yaml),
+              ElementsAre(HasSubstr("sync.orders_since: 'last tuesday' is not a date-time"),
+                          HasSubstr("sync.jobs.push_orders.concurrency: 0 is out of range: allowed 1 to 64")));
 }
 
 TEST_F(ConfigLoaderTest, TheShippedExampleAndDemoFilesAreValid) {

@@ -49,8 +49,6 @@ struct MerchantConfig {
   bool manage_result_tables = true;
   // Prefix of the result tables' names; a plain SQL identifier (validated).
   std::string result_table_prefix = "fulfillsync_";
-  // How often the source tables are polled; a poll that finds nothing changed costs almost nothing.
-  Duration poll_interval = std::chrono::seconds(1);
   // How far behind the newest row seen a poll looks again, for rows committed late with an older
   // updated_at (the merchant application's longest write transaction, plus clock skew).
   Duration look_back = std::chrono::minutes(5);
@@ -99,6 +97,32 @@ struct ApiConfig {
   bool operator==(const ApiConfig&) const = default;
 };
 
+// One job of the scheduler.
+struct JobConfig {
+  bool enabled = true;
+  // The pause between runs while the job has nothing to do. A push job polls its source table once
+  // per run; a poll that finds nothing changed costs almost nothing, so it can be short.
+  Duration interval = std::chrono::milliseconds(250);
+  int batch_size = 100;  // items taken per run
+  int concurrency = 4;   // requests in flight at once
+
+  bool operator==(const JobConfig&) const = default;
+};
+
+struct SyncConfig {
+  // Where a first start begins: source rows with updated_at at or after it (ISO 8601). Unset: the
+  // moment of the first start, so years of history are never pushed by surprise. Kept in the
+  // checkpoint store at the first start; changing it later has no effect.
+  std::optional<std::string> orders_since;
+  // How often a backlog's progress is logged.
+  Duration progress_interval = std::chrono::seconds(10);
+  JobConfig push_orders;
+  JobConfig push_cancels;
+  JobConfig push_returns;
+
+  bool operator==(const SyncConfig&) const = default;
+};
+
 struct MetricsConfig {
   bool enabled = true;
   std::string host = "127.0.0.1";  // loopback unless configured otherwise
@@ -114,6 +138,7 @@ struct Config {
   CheckpointConfig checkpoint;
   MerchantConfig merchant;
   ApiConfig api;
+  SyncConfig sync;
   MetricsConfig metrics;
 
   bool operator==(const Config&) const = default;
