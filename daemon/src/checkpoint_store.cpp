@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
 
 #include "fulfillsync/common/sqlite_migrations.hpp"
@@ -20,7 +21,11 @@ constexpr const char* kVersionTable = "schema_migrations";
 
 }  // namespace
 
-CheckpointStore::CheckpointStore(const std::filesystem::path& path) : path_(path) {
+CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access access) : path_(path) {
+  if (access == Access::alongside) {
+    open_alongside();
+    return;
+  }
   const std::filesystem::path directory = path_.has_parent_path() ? path_.parent_path() : ".";
   if (!std::filesystem::is_directory(directory)) {
     throw CheckpointStoreError(fmt::format("checkpoint store {}: directory {} does not exist", path_.string(),
@@ -54,6 +59,40 @@ CheckpointStore::CheckpointStore(const std::filesystem::path& path) : path_(path
   } catch (const SQLite::Exception& e) {
     throw CheckpointStoreError(fmt::format("checkpoint store {}: {}", path_.string(), e.what()));
   }
+}
+
+void CheckpointStore::open_alongside() {
+  try {
+    db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_FULLMUTEX);
+    db_->setBusyTimeout(10000);
+    db_->exec("PRAGMA synchronous = FULL");
+    const int version = schema_version();
+    const int expected = static_cast<int>(schema::checkpoint_migrations().size());
+    if (version != expected) {
+      throw CheckpointStoreError(fmt::format(
+          "checkpoint store {} is at schema version {}, this fulfillsyncd reads version {}{}", path_.string(), version,
+          expected, version < expected ? ": start the daemon once to migrate it" : ""));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw CheckpointStoreError(fmt::format("checkpoint store {}: {}", path_.string(), e.what()));
+  }
+}
+
+std::optional<std::string> CheckpointStore::cursor(std::string_view job) {
+  SQLite::Statement query(*db_, "SELECT position FROM cursors WHERE job = ?");
+  query.bind(1, std::string(job));
+  if (!query.executeStep()) return std::nullopt;
+  return query.getColumn(0).getString();
+}
+
+void CheckpointStore::save_cursor(std::string_view job, std::string_view position) {
+  SQLite::Statement upsert(*db_,
+                           "INSERT INTO cursors (job, position, updated_at) "
+                           "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+                           "ON CONFLICT (job) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at");
+  upsert.bind(1, std::string(job));
+  upsert.bind(2, std::string(position));
+  upsert.exec();
 }
 
 CheckpointStore::~CheckpointStore() {

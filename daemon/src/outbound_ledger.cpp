@@ -20,6 +20,7 @@ LedgerState state_from(std::string_view text) {
   if (text == "created") return LedgerState::created;
   if (text == "rejected") return LedgerState::rejected;
   if (text == "unknown") return LedgerState::unknown;
+  if (text == "withdrawn") return LedgerState::withdrawn;
   assert(false && "the schema's CHECK allows no other ledger state");
   std::abort();
 }
@@ -33,7 +34,8 @@ LedgerKind kind_from(std::string_view text) {
 }
 
 constexpr const char* kColumns =
-    "kind, source_key, content_hash, state, attempts, body, remote_id, coalesce(last_error, ''), created_at, updated_at";
+    "kind, source_key, content_hash, state, attempts, body, remote_id, coalesce(remote_status, ''), "
+    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at";
 
 LedgerEntry entry_from(SQLite::Statement& row) {
   LedgerEntry entry;
@@ -44,9 +46,12 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   entry.attempts = row.getColumn(4).getInt();
   entry.body = row.getColumn(5).getString();
   if (!row.getColumn(6).isNull()) entry.remote_id = row.getColumn(6).getInt64();
-  entry.last_error = row.getColumn(7).getString();
-  entry.created_at = row.getColumn(8).getString();
-  entry.updated_at = row.getColumn(9).getString();
+  entry.remote_status = row.getColumn(7).getString();
+  entry.last_error = row.getColumn(8).getString();
+  entry.note = row.getColumn(9).getString();
+  entry.result_pending = row.getColumn(10).getInt() != 0;
+  entry.created_at = row.getColumn(11).getString();
+  entry.updated_at = row.getColumn(12).getString();
   return entry;
 }
 
@@ -68,15 +73,22 @@ std::string_view to_string(LedgerState state) {
     case LedgerState::created: return "created";
     case LedgerState::rejected: return "rejected";
     case LedgerState::unknown: return "unknown";
+    case LedgerState::withdrawn: return "withdrawn";
   }
   return "pending";
 }
 
 OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
 
+OutboundLedger::Batch::Batch(OutboundLedger& ledger)
+    : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+
+void OutboundLedger::Batch::commit() { transaction_.commit(); }
+
 int OutboundLedger::recover_interrupted() {
   return store_.database().exec(fmt::format(
-      "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', updated_at = {} "
+      "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1, "
+      "updated_at = {} "
       "WHERE state = 'in_flight'",
       kNow));
 }
@@ -90,9 +102,24 @@ std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_vie
   return entry_from(query);
 }
 
+std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKind kind,
+                                                                       std::span<const std::string> source_keys) {
+  std::map<std::string, std::string, std::less<>> found;
+  SQLite::Statement query(store_.database(),
+                          "SELECT content_hash FROM outbound_ledger WHERE kind = ? AND source_key = ?");
+  for (const std::string& key : source_keys) {
+    query.reset();
+    query.bind(1, std::string(to_string(kind)));
+    query.bind(2, key);
+    if (query.executeStep()) found.emplace(key, query.getColumn(0).getString());
+  }
+  return found;
+}
+
 Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                             std::string_view body) {
-  SQLite::Transaction transaction(store_.database(), SQLite::TransactionBehavior::IMMEDIATE);
+  // Read and write without a transaction of its own: one daemon thread writes the ledger, and a
+  // caller's Batch makes many offers one commit.
   const auto existing = find(kind, source_key);
   Offer result = Offer::queued;
   if (!existing) {
@@ -107,11 +134,12 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     insert.exec();
   } else if (existing->content_hash == content_hash) {
     result = Offer::unchanged;
-  } else if (existing->state == LedgerState::pending || existing->state == LedgerState::rejected) {
+  } else if (existing->state == LedgerState::pending || existing->state == LedgerState::rejected ||
+             existing->state == LedgerState::withdrawn) {
     // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
     SQLite::Statement update(store_.database(),
                              fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
-                                         "attempts = 0, last_error = NULL, updated_at = {} "
+                                         "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
                                          "WHERE kind = ? AND source_key = ?",
                                          kNow));
     update.bind(1, std::string(content_hash));
@@ -120,32 +148,47 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     update.bind(4, std::string(source_key));
     update.exec();
   } else if (existing->state == LedgerState::created) {
+    // The body stays what was sent; the version is recorded so that re-reads of it stay quiet.
+    SQLite::Statement update(
+        store_.database(),
+        fmt::format("UPDATE outbound_ledger SET content_hash = ?, note = ?, result_pending = 1, updated_at = {} "
+                    "WHERE kind = ? AND source_key = ?",
+                    kNow));
+    update.bind(1, std::string(content_hash));
+    update.bind(2, "changed at the merchant after it was created; the API cannot apply the change");
+    update.bind(3, std::string(to_string(kind)));
+    update.bind(4, std::string(source_key));
+    update.exec();
     result = Offer::already_sent;
   } else {
     result = Offer::held;
   }
-  transaction.commit();
   return result;
 }
 
 void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
                                 LedgerState to, std::optional<std::int64_t> remote_id,
-                                std::optional<std::string_view> error) {
+                                std::optional<std::string_view> remote_status, std::optional<std::string_view> error) {
   std::string allowed;
   for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
   SQLite::Statement update(
       store_.database(),
       fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
-                  "last_error = ?, updated_at = {} WHERE kind = ? AND source_key = ? AND state IN ({})",
+                  "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
+                  "updated_at = {} WHERE kind = ? AND source_key = ? AND state IN ({})",
                   kNow, allowed));
   update.bind(1, std::string(to_string(to)));
   update.bind(2, to == LedgerState::in_flight ? 1 : 0);
   if (remote_id) update.bind(3, *remote_id);
   else update.bind(3);
-  if (error) update.bind(4, std::string(*error));
+  if (remote_status) update.bind(4, std::string(*remote_status));
   else update.bind(4);
-  update.bind(5, std::string(to_string(kind)));
-  update.bind(6, std::string(source_key));
+  if (error) update.bind(5, std::string(*error));
+  else update.bind(5);
+  // A row being sent shows its previous state in the result table until the answer.
+  update.bind(6, to == LedgerState::in_flight ? 0 : 1);
+  update.bind(7, std::string(to_string(kind)));
+  update.bind(8, std::string(source_key));
   const int changed = update.exec();
   // The jobs only move rows they have just read in `from`; anything else means two writers or a
   // logic error, and carrying on could send an order twice.
@@ -158,27 +201,55 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
 }
 
 void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key) {
-  transition(kind, source_key, {LedgerState::pending}, LedgerState::in_flight, std::nullopt, std::nullopt);
+  transition(kind, source_key, {LedgerState::pending}, LedgerState::in_flight, std::nullopt, std::nullopt,
+             std::nullopt);
 }
 
-void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id) {
+void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                                  std::string_view remote_status) {
   // From unknown too: reconciliation found the order at the provider and adopts its id.
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
-             std::nullopt);
+             remote_status, std::nullopt);
 }
 
 void OutboundLedger::mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason) {
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::pending}, LedgerState::rejected, std::nullopt,
-             reason);
+             std::nullopt, reason);
 }
 
 void OutboundLedger::mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason) {
-  transition(kind, source_key, {LedgerState::in_flight}, LedgerState::unknown, std::nullopt, reason);
+  transition(kind, source_key, {LedgerState::in_flight}, LedgerState::unknown, std::nullopt, std::nullopt, reason);
 }
 
 void OutboundLedger::mark_pending(LedgerKind kind, std::string_view source_key, std::string_view reason) {
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::pending, std::nullopt,
-             reason);
+             std::nullopt, reason);
+}
+
+void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                              std::string_view reason) {
+  const auto existing = find(kind, source_key);
+  if (!existing) {
+    SQLite::Statement insert(store_.database(),
+                             fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, last_error, "
+                                         "created_at, updated_at) VALUES (?, ?, ?, 'withdrawn', ?, {0}, {0})",
+                                         kNow));
+    insert.bind(1, std::string(to_string(kind)));
+    insert.bind(2, std::string(source_key));
+    insert.bind(3, std::string(content_hash));
+    insert.bind(4, std::string(reason));
+    insert.exec();
+    return;
+  }
+  transition(kind, source_key,
+             {LedgerState::pending, LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn},
+             LedgerState::withdrawn, std::nullopt, std::nullopt, reason);
+  SQLite::Statement update(store_.database(),
+                           "UPDATE outbound_ledger SET content_hash = ? WHERE kind = ? AND source_key = ?");
+  update.bind(1, std::string(content_hash));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  update.exec();
 }
 
 std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState state, int limit) {
@@ -194,6 +265,30 @@ std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState s
   return entries;
 }
 
+std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int limit) {
+  SQLite::Statement query(store_.database(),
+                          fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
+                                      "ORDER BY source_key LIMIT ?",
+                                      kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
+  // An operator's requeue from another process may have changed the entry after it was read.
+  SQLite::Statement update(store_.database(),
+                           "UPDATE outbound_ledger SET result_pending = 0 "
+                           "WHERE kind = ? AND source_key = ? AND updated_at = ? AND state = ?");
+  update.bind(1, std::string(to_string(entry.kind)));
+  update.bind(2, entry.source_key);
+  update.bind(3, entry.updated_at);
+  update.bind(4, std::string(to_string(entry.state)));
+  update.exec();
+}
+
 std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
   SQLite::Statement query(store_.database(), "SELECT kind, state, count(*) FROM outbound_ledger GROUP BY kind, state");
   std::map<std::pair<LedgerKind, LedgerState>, int> counts;
@@ -204,17 +299,49 @@ std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
   return counts;
 }
 
-std::optional<std::string> OutboundLedger::oldest_waiting_since() {
+int OutboundLedger::waiting(LedgerKind kind) {
   SQLite::Statement query(store_.database(),
-                          "SELECT min(updated_at) FROM outbound_ledger WHERE state IN ('pending', 'unknown')");
-  if (!query.executeStep() || query.getColumn(0).isNull()) return std::nullopt;
-  return query.getColumn(0).getString();
+                          "SELECT count(*) FROM outbound_ledger WHERE kind = ? AND state IN ('pending', 'in_flight', "
+                          "'unknown')");
+  query.bind(1, std::string(to_string(kind)));
+  query.executeStep();
+  return query.getColumn(0).getInt();
+}
+
+std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit) {
+  SQLite::Statement query(store_.database(),
+                          fmt::format("SELECT {} FROM outbound_ledger WHERE state = ? ORDER BY updated_at DESC LIMIT ?",
+                                      kColumns));
+  query.bind(1, std::string(to_string(state)));
+  query.bind(2, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+std::optional<std::string> OutboundLedger::oldest_waiting_since() {
+  // One indexed lookup per kind and state rather than a scan of the whole ledger.
+  std::optional<std::string> oldest;
+  SQLite::Statement query(store_.database(), "SELECT min(updated_at) FROM outbound_ledger WHERE kind = ? AND state = ?");
+  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+    for (const LedgerState state : {LedgerState::pending, LedgerState::unknown}) {
+      query.reset();
+      query.bind(1, std::string(to_string(kind)));
+      query.bind(2, std::string(to_string(state)));
+      if (query.executeStep() && !query.getColumn(0).isNull()) {
+        std::string since = query.getColumn(0).getString();
+        if (!oldest || since < *oldest) oldest = std::move(since);
+      }
+    }
+  }
+  return oldest;
 }
 
 bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
   SQLite::Statement update(store_.database(),
-                           fmt::format("UPDATE outbound_ledger SET state = 'pending', attempts = 0, updated_at = {} "
-                                       "WHERE kind = ? AND source_key = ? AND state = 'rejected'",
+                           fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
+                                       "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' "
+                                       "AND length(body) > 0",
                                        kNow));
   update.bind(1, std::string(to_string(kind)));
   update.bind(2, std::string(source_key));
@@ -223,7 +350,9 @@ bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
 
 int OutboundLedger::requeue_all_rejected() {
   return store_.database().exec(fmt::format(
-      "UPDATE outbound_ledger SET state = 'pending', attempts = 0, updated_at = {} WHERE state = 'rejected'", kNow));
+      "UPDATE outbound_ledger SET state = 'pending', result_pending = 1, updated_at = {} "
+      "WHERE state = 'rejected' AND length(body) > 0",
+      kNow));
 }
 
 }  // namespace fulfillsync::daemon

@@ -1,11 +1,14 @@
 #include "fulfillsync/daemon/outbound_ledger.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fulfillsync/testing/process.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
+
+using ::testing::HasSubstr;
 
 constexpr auto kOrder = LedgerKind::order_create;
 
@@ -32,7 +35,7 @@ TEST_F(OutboundLedgerTest, TheHappyPathRecordsTheRemoteId) {
   ledger.offer(kOrder, "A-1", "h", "{}");
   ledger.mark_in_flight(kOrder, "A-1");
   EXPECT_EQ(state_of("A-1"), LedgerState::in_flight);
-  ledger.mark_created(kOrder, "A-1", 4242);
+  ledger.mark_created(kOrder, "A-1", 4242, "Processing");
   const auto entry = ledger.find(kOrder, "A-1");
   EXPECT_EQ(entry->state, LedgerState::created);
   EXPECT_EQ(entry->remote_id, 4242);
@@ -40,6 +43,10 @@ TEST_F(OutboundLedgerTest, TheHappyPathRecordsTheRemoteId) {
   // The API cannot change a created order: a newer version is reported, not sent.
   EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{\"changed\":1}"), Offer::already_sent);
   EXPECT_EQ(ledger.find(kOrder, "A-1")->body, "{}");
+  EXPECT_EQ(ledger.find(kOrder, "A-1")->remote_status, "Processing");
+  EXPECT_THAT(ledger.find(kOrder, "A-1")->note, HasSubstr("cannot apply"));
+  // Reported once: a re-read of the same version is quiet.
+  EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{\"changed\":1}"), Offer::unchanged);
 }
 
 TEST_F(OutboundLedgerTest, InFlightIsDurableAndACrashLeavesItUnknown) {
@@ -64,7 +71,7 @@ TEST_F(OutboundLedgerTest, AnUnknownRowIsAdoptedWhenTheProviderHasIt) {
   ledger.mark_unknown(kOrder, "A-1", "waiting for the answer: timed out");
   // A changed version waits until the first send is settled.
   EXPECT_EQ(ledger.offer(kOrder, "A-1", "h2", "{}"), Offer::held);
-  ledger.mark_created(kOrder, "A-1", 7);
+  ledger.mark_created(kOrder, "A-1", 7, "Processing");
   EXPECT_EQ(ledger.find(kOrder, "A-1")->remote_id, 7);
 }
 
@@ -94,7 +101,7 @@ TEST_F(OutboundLedgerTest, BacklogAndOldestWaiting) {
   for (const char* key : {"A", "B", "C"}) ledger.offer(kOrder, key, "h", "{}");
   ledger.offer(LedgerKind::return_create, "R", "h", "{}");
   ledger.mark_in_flight(kOrder, "A");
-  ledger.mark_created(kOrder, "A", 1);
+  ledger.mark_created(kOrder, "A", 1, "Processing");
   ledger.mark_rejected(kOrder, "B", "bad");
   const auto counts = ledger.backlog();
   EXPECT_EQ(counts.at({kOrder, LedgerState::created}), 1);
@@ -106,12 +113,49 @@ TEST_F(OutboundLedgerTest, BacklogAndOldestWaiting) {
   EXPECT_EQ(ledger.requeue_all_rejected(), 1);
 }
 
+TEST_F(OutboundLedgerTest, AWithdrawnRowIsNeverSentUntilTheMerchantChangesIt) {
+  ledger.withdraw(kOrder, "C-1", "h1", "cancelled before it was created");  // never seen before
+  EXPECT_EQ(state_of("C-1"), LedgerState::withdrawn);
+  EXPECT_EQ(ledger.offer(kOrder, "C-1", "h1", "{}"), Offer::unchanged);
+  EXPECT_TRUE(ledger.in_state(kOrder, LedgerState::pending, 10).empty());
+  ledger.offer(kOrder, "P-1", "h1", "{}");
+  ledger.withdraw(kOrder, "P-1", "h2", "cancelled before it was created");
+  EXPECT_EQ(state_of("P-1"), LedgerState::withdrawn);
+  EXPECT_EQ(ledger.find(kOrder, "P-1")->content_hash, "h2");
+  // The merchant takes the cancel back: a new version, sent as usual.
+  EXPECT_EQ(ledger.offer(kOrder, "P-1", "h3", "{}"), Offer::queued);
+}
+
+TEST_F(OutboundLedgerTest, ResultsAreUnwrittenUntilMarkedAndABatchIsOneCommit) {
+  {
+    auto batch = ledger.batch();
+    ledger.offer(kOrder, "A", "h", "{}");
+    ledger.offer(kOrder, "B", "h", "{}");
+    // Not committed: gone with the batch.
+  }
+  EXPECT_FALSE(ledger.find(kOrder, "A"));
+  {
+    auto batch = ledger.batch();
+    ledger.offer(kOrder, "A", "h", "{}");
+    ledger.offer(kOrder, "B", "h", "{}");
+    batch.commit();
+  }
+  auto unwritten = ledger.unwritten_results(kOrder, 10);
+  ASSERT_EQ(unwritten.size(), 2u);
+  for (const auto& entry : unwritten) ledger.mark_result_written(entry);
+  EXPECT_TRUE(ledger.unwritten_results(kOrder, 10).empty());
+  ledger.mark_in_flight(kOrder, "A");  // not worth a result write of its own
+  EXPECT_TRUE(ledger.unwritten_results(kOrder, 10).empty());
+  ledger.mark_created(kOrder, "A", 9, "Processing");
+  EXPECT_EQ(ledger.unwritten_results(kOrder, 10).size(), 1u);
+}
+
 using OutboundLedgerDeathTest = OutboundLedgerTest;
 
 TEST_F(OutboundLedgerDeathTest, AnImpossibleTransitionStopsTheProcess) {
   ledger.offer(kOrder, "A-1", "h", "{}");
   // Recording a create for a row that was never sent would hide a bug that can duplicate orders.
-  EXPECT_DEATH(ledger.mark_created(kOrder, "A-1", 1), "cannot move to created");
+  EXPECT_DEATH(ledger.mark_created(kOrder, "A-1", 1, "Processing"), "cannot move to created");
 }
 
 }  // namespace

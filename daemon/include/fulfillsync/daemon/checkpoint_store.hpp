@@ -3,7 +3,10 @@
 // (schema/checkpoint/). One daemon at a time may hold it.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace SQLite {
 class Database;
@@ -18,10 +21,18 @@ class CheckpointStoreError : public std::runtime_error {
 
 class CheckpointStore {
  public:
-  // Opens the store, creating it (mode 0600: it holds tokens) when missing, takes its lock and
-  // migrates it to the newest schema. Throws CheckpointStoreError, including for a store written
-  // by a newer fulfillsync or held by another running daemon.
-  explicit CheckpointStore(const std::filesystem::path& path);
+  enum class Access {
+    // The daemon: creates the store when missing (mode 0600: it holds tokens), takes its lock and
+    // migrates it to the newest schema.
+    exclusive,
+    // An operator's command (`status`, `retry`) beside a running daemon: no lock, no migration; the
+    // store must exist at this version's schema. Writes take SQLite's lock for a moment.
+    alongside,
+  };
+
+  // Throws CheckpointStoreError, including for a store written by a newer fulfillsync or (exclusive)
+  // held by another running daemon.
+  explicit CheckpointStore(const std::filesystem::path& path, Access access = Access::exclusive);
   ~CheckpointStore();
   CheckpointStore(const CheckpointStore&) = delete;
   CheckpointStore& operator=(const CheckpointStore&) = delete;
@@ -30,7 +41,13 @@ class CheckpointStore {
   int schema_version() const;
   SQLite::Database& database() { return *db_; }
 
+  // A job's saved position (its own encoding), nothing before its first save.
+  std::optional<std::string> cursor(std::string_view job);
+  void save_cursor(std::string_view job, std::string_view position);
+
  private:
+  void open_alongside();
+
   std::filesystem::path path_;
   int lock_fd_ = -1;
   std::unique_ptr<SQLite::Database> db_;

@@ -6,25 +6,34 @@
 //      ▲                           │  ├──mark_rejected──▶ rejected  (400/422: until the row changes)
 //      └──mark_pending (429,       │  └──mark_unknown───▶ unknown   (no answer, 5xx, duplicate,
 //         not sent)  ◀─────────────┘                                 crash while in flight)
+//   pending, rejected, unknown (found absent) ──withdraw──▶ withdrawn (never to be sent)
 //
 // `in_flight` is on disk before a request leaves; a row found `in_flight` at start was interrupted
 // and becomes `unknown`. An `unknown` row is looked up at the provider before it is ever sent
 // again: found, it is adopted (created); absent, it goes back to pending with the same body.
+//
+// Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
+// table is written after the ledger commit, and replayed from here when that write fails.
+//
+// Each call commits on its own; a Batch groups many into one commit (one fsync).
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <SQLiteCpp/Transaction.h>
 
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 
 namespace fulfillsync::daemon {
 
 enum class LedgerKind { order_create, order_cancel, return_create };
-enum class LedgerState { pending, in_flight, created, rejected, unknown };
+enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
 
 std::string_view to_string(LedgerKind kind);
 std::string_view to_string(LedgerState state);
@@ -37,56 +46,89 @@ struct LedgerEntry {
   int attempts = 0;
   std::string body;  // the request body, built once per row version and resent unchanged
   std::optional<std::int64_t> remote_id;
+  std::string remote_status;  // the provider's status in its answer
   std::string last_error;
+  std::string note;  // a change at the merchant the API cannot apply
+  bool result_pending = true;
   std::string created_at;
   std::string updated_at;
 };
 
 // What offer() did with a source row version.
 enum class Offer {
-  queued,        // new, or a changed version of a rejected/pending row: pending with the new body
+  queued,        // new, or a changed version of a pending/rejected/withdrawn row: pending with the new body
   unchanged,     // the ledger already has this version; nothing to do
   held,          // a changed version while a send is in flight or unknown: the old body is settled first
-  already_sent,  // a changed version of a created row: the API cannot apply it (reported by the caller)
+  already_sent,  // a changed version of a created row: the API cannot apply it. The version and a
+                 // note are recorded (so it is reported once); the caller warns.
 };
 
 class OutboundLedger {
  public:
   explicit OutboundLedger(CheckpointStore& store);
 
+  class Batch {
+   public:
+    explicit Batch(OutboundLedger& ledger);
+    void commit();  // without it, nothing of the batch is kept
+
+   private:
+    SQLite::Transaction transaction_;
+  };
+  Batch batch() { return Batch(*this); }
+
   // At start: every row left in_flight by a crash becomes unknown. Returns how many.
   int recover_interrupted();
 
   std::optional<LedgerEntry> find(LedgerKind kind, std::string_view source_key);
+  // The ledger's content hash of each of `source_keys` it has an entry for.
+  std::map<std::string, std::string, std::less<>> hashes(LedgerKind kind, std::span<const std::string> source_keys);
 
   // Records that the source row `source_key` is at version `content_hash`, whose request body is `body`.
   Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body);
 
   // Durably marks the row as being sent (attempts + 1). Must precede the request.
   void mark_in_flight(LedgerKind kind, std::string_view source_key);
-  void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id);
+  void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                    std::string_view remote_status);
   void mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason);
   void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
   // Not executed (429, not sent): back to pending, the same body.
   void mark_pending(LedgerKind kind, std::string_view source_key, std::string_view reason);
+  // Never to be sent (an order cancelled before it was created), recording `content_hash` as the
+  // version seen; creates the entry when there is none. A row in flight or created cannot be withdrawn.
+  void withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                std::string_view reason);
 
   // Rows in `state` of `kind`, oldest change first, at most `limit`.
   std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
+
+  // Entries of `kind` whose result rows are not written yet, at most `limit`.
+  std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);
+  // The result row of `entry` is written (unless the entry changed since it was read).
+  void mark_result_written(const LedgerEntry& entry);
+
+  // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
+  int waiting(LedgerKind kind);
+  // The latest entries in `state`, newest first (for `status`).
+  std::vector<LedgerEntry> latest(LedgerState state, int limit);
 
   // How many rows are in each state, by kind.
   std::map<std::pair<LedgerKind, LedgerState>, int> backlog();
   // When the oldest row still waiting to be sent (pending or unknown) last changed; nothing when none waits.
   std::optional<std::string> oldest_waiting_since();
 
-  // An operator's requeue: a rejected row goes back to pending with its body. False when `source_key`
-  // has no rejected row.
+  // An operator's requeue: a row the provider rejected goes back to pending with its body. False when
+  // `source_key` has no such row; a row that failed local validation has no body and is sent once
+  // the merchant fixes it. Safe beside a running daemon.
   bool requeue(LedgerKind kind, std::string_view source_key);
   int requeue_all_rejected();
 
  private:
   // Moves a row from one of `from` to `to`; a row in any other state is a broken invariant.
   void transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
-                  LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> error);
+                  LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> remote_status,
+                  std::optional<std::string_view> error);
   CheckpointStore& store_;
 };
 
