@@ -10,7 +10,10 @@
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/auth_login.hpp"
+#include "fulfillsync/daemon/dry_run.hpp"
+#include "fulfillsync/daemon/failpoints.hpp"
 #include "fulfillsync/daemon/service.hpp"
+#include "fulfillsync/daemon/status_report.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
@@ -35,22 +38,74 @@ int login(const CommandLine& line) {
   }
 }
 
-int run(const CommandLine& line) {
-  config::Config config;
+std::optional<config::Config> load_or_report(const CommandLine& line) {
   try {
-    config = config::load_file(line.config_path);
+    return config::load_file(line.config_path);
   } catch (const config::ConfigError& error) {
     for (const auto& diagnostic : error.diagnostics()) spdlog::critical("{}", diagnostic.to_string());
-    return exit_code::config;
+    return std::nullopt;
   }
+}
+
+int run(const CommandLine& line) {
+  auto config = load_or_report(line);
+  if (!config) return exit_code::config;
+  if (line.dry_run) return dry_run(*config);
   std::unique_ptr<Service> service;
   try {
-    service = std::make_unique<Service>(line.config_path, std::move(config), line.log_level);
+    arm_failpoints_from_environment();
+    service = std::make_unique<Service>(line.config_path, std::move(*config), line.log_level,
+                                        line.command == Command::once ? Service::Mode::once : Service::Mode::run);
   } catch (const std::exception& e) {
     spdlog::critical("cannot start: {}", e.what());
     return exit_code::unavailable;
   }
   return service->run();
+}
+
+// `status` and `retry` work beside a running daemon: they open its store without taking its lock.
+int status(const CommandLine& line) {
+  auto config = load_or_report(line);
+  if (!config) return exit_code::config;
+  try {
+    CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
+    OutboundLedger ledger(store);
+    std::cout << format_status(store, ledger);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return exit_code::unavailable;
+  }
+  return exit_code::ok;
+}
+
+int retry(const CommandLine& line) {
+  auto config = load_or_report(line);
+  if (!config) return exit_code::config;
+  try {
+    CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
+    OutboundLedger ledger(store);
+    if (line.retry_rejected) {
+      std::cout << fmt::format("{} rejected entries requeued\n", ledger.requeue_all_rejected());
+      return exit_code::ok;
+    }
+    int requeued = 0;
+    for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+      if (ledger.requeue(kind, *line.retry_reference)) {
+        std::cout << fmt::format("{} {} requeued\n", to_string(kind), *line.retry_reference);
+        ++requeued;
+      }
+    }
+    if (requeued == 0) {
+      std::cerr << fmt::format("fulfillsyncd: nothing to requeue for '{}': no entry the provider rejected has it (a "
+                               "row that failed local validation is sent again once it is fixed)\n",
+                               *line.retry_reference);
+      return exit_code::data_error;
+    }
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return exit_code::unavailable;
+  }
+  return exit_code::ok;
 }
 
 }  // namespace
@@ -94,15 +149,24 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
         error = fmt::format("'{}' is not a log level: trace, debug, info, warn, error, critical or off", *value);
         return std::nullopt;
       }
+    } else if (arg == "--dry-run") {
+      line.dry_run = true;
+    } else if (arg == "--rejected" && line.command == Command::retry) {
+      line.retry_rejected = true;
     } else if (!arg.empty() && arg.front() == '-') {
       error = fmt::format("unknown option '{}'", arg);
       return std::nullopt;
+    } else if (command_seen && line.command == Command::retry && !line.retry_reference) {
+      line.retry_reference = arg;
     } else if (command_seen) {
       error = fmt::format("unexpected argument '{}'", arg);
       return std::nullopt;
     } else {
       command_seen = true;
       if (arg == "run") line.command = Command::run;
+      else if (arg == "once") line.command = Command::once;
+      else if (arg == "status") line.command = Command::status;
+      else if (arg == "retry") line.command = Command::retry;
       else if (arg == "check-config") line.command = Command::check_config;
       else if (arg == "auth" && i + 1 < args.size() && args[i + 1] == "login") {
         line.command = Command::auth_login;
@@ -112,6 +176,14 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
         return std::nullopt;
       }
     }
+  }
+  if (line.command == Command::retry && line.retry_reference.has_value() == line.retry_rejected) {
+    error = "retry needs a REFERENCE_ID or --rejected";
+    return std::nullopt;
+  }
+  if (line.dry_run && line.command != Command::run && line.command != Command::once) {
+    error = "--dry-run goes with run or once";
+    return std::nullopt;
   }
   return line;
 }
@@ -124,18 +196,29 @@ std::string usage_text() {
       "fulfillment provider's API.\n"
       "\n"
       "Commands:\n"
-      "  run            run the daemon until SIGTERM (the default)\n"
-      "  check-config   validate the configuration; print OK, or every error with its line and column\n"
-      "  auth login     sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
+      "  run                   run the daemon until SIGTERM (the default)\n"
+      "  once                  run every job until nothing is left to do, print a summary and exit:\n"
+      "                        0 all done, 65 rows stay rejected, 75 work is left (credentials refused)\n"
+      "  status                the outbound backlog by state, the oldest waiting entry and the latest\n"
+      "                        rejections with their reasons (works beside a running daemon)\n"
+      "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is\n"
+      "  retry --rejected      the same for every rejected entry\n"
+      "  check-config          validate the configuration; print OK, or every error with its line and column\n"
+      "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
       "\n"
       "Options:\n"
       "  -c, --config PATH      configuration file (default {})\n"
+      "      --dry-run          with run or once: read the merchant's rows, build and validate every\n"
+      "                         request, log them (personal data redacted), send and write nothing\n"
       "  -l, --log-level LEVEL  trace, debug, info, warn, error, critical or off; overrides logging.level\n"
       "  -h, --help             show this help\n"
       "  -V, --version          show the version\n"
       "\n"
-      "Exit status: 0 success, 64 usage error, 69 a store or the metrics endpoint could not be opened,\n"
-      "70 internal error, 78 configuration error.\n",
+      "Exit status: 0 success, 64 usage error, 65 rows stay rejected (once), 69 a store or the\n"
+      "metrics endpoint could not be opened, 70 internal error, 75 work is left (once), 78\n"
+      "configuration error.\n"
+      "\n"
+      "FULFILLSYNC_FAILPOINTS=NAME[@N],... kills the process at a named step (tests only).\n",
       kDefaultConfigPath);
 }
 
@@ -153,7 +236,10 @@ int main(int argc, char** argv) {
       case Command::help: std::cout << usage_text(); return exit_code::ok;
       case Command::version: std::cout << "fulfillsyncd " << kVersion << '\n'; return exit_code::ok;
       case Command::check_config: return check_config(*line);
-      case Command::run: return run(*line);
+      case Command::run:
+      case Command::once: return run(*line);
+      case Command::status: return status(*line);
+      case Command::retry: return retry(*line);
       case Command::auth_login: return login(*line);
     }
   } catch (const std::exception& e) {

@@ -2,6 +2,9 @@
 
 #include <signal.h>
 
+#include <cassert>
+#include <cstdio>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -9,17 +12,21 @@
 #include "fulfillsync/api/oauth.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
+#include "fulfillsync/daemon/cli.hpp"
+#include "fulfillsync/daemon/push_jobs.hpp"
+#include "fulfillsync/daemon/status_report.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 Service::Service(std::filesystem::path config_path, config::Config config,
-                 std::optional<spdlog::level::level_enum> log_level_override)
+                 std::optional<spdlog::level::level_enum> log_level_override, Mode mode)
     : config_path_(std::move(config_path)),
       config_(std::move(config)),
       log_level_override_(log_level_override),
-      notifier_(Notifier::from_environment()) {
+      notifier_(Notifier::from_environment()),
+      mode_(mode) {
   apply(config_);
   checkpoint_ = std::make_unique<CheckpointStore>(config_.checkpoint.path);
   spdlog::info("checkpoint store {} at schema version {}", checkpoint_->path().string(), checkpoint_->schema_version());
@@ -57,6 +64,50 @@ Service::Service(std::filesystem::path config_path, config::Config config,
       io_.get_executor(), *transport_, *tokens_, *api_metrics_,
       api::ClientOptions{config_.api.version, config_.api.requests_per_minute,
                          api::RetryPolicy{config_.api.retry.base, config_.api.retry.cap, config_.api.retry.attempts}});
+
+  ledger_ = std::make_unique<OutboundLedger>(*checkpoint_);
+  if (const int interrupted = ledger_->recover_interrupted(); interrupted > 0) {
+    spdlog::warn("{} sends were interrupted by the last stop; they are looked up at the provider before any new send",
+                 interrupted);
+  }
+  sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
+  results_ = std::make_unique<ResultWriter>(*ledger_, *merchant_, *sync_metrics_);
+  const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
+  const auto version = api::parse_api_version(config_.api.version);
+  assert(version && "the loader accepts only known versions");
+  const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
+      config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size)};
+  order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
+      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      SourceIntake<merchant::OrderRow>::Options{{feed.look_back, feed.batch_size}, *version, since});
+  return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
+      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size}, *version, since});
+  scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
+  add_jobs();
+  progress_ = std::make_unique<ProgressReport>(*scheduler_, *ledger_, *sync_metrics_, config_.api.requests_per_minute);
+}
+
+void Service::add_jobs() {
+  const auto version = *api::parse_api_version(config_.api.version);
+  const PushContext context{*client_, *ledger_, *results_, *sync_metrics_, version, stopping_};
+  // Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
+  constexpr int kIntakeBatchesPerRun = 4;
+  const auto poll_orders = [this] { return order_intake_->poll(kIntakeBatchesPerRun); };
+  const auto& sync = config_.sync;
+  if (sync.push_orders.enabled) {
+    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context, sync.push_orders, poll_orders),
+                    sync.push_orders.interval);
+  }
+  if (sync.push_cancels.enabled) {
+    scheduler_->add(std::make_unique<CancelPushJob>(context, sync.push_cancels, poll_orders),
+                    sync.push_cancels.interval);
+  }
+  if (sync.push_returns.enabled) {
+    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::return_create, context, sync.push_returns,
+                                                    [this] { return return_intake_->poll(kIntakeBatchesPerRun); }),
+                    sync.push_returns.interval);
+  }
 }
 
 Service::~Service() = default;
@@ -81,6 +132,13 @@ asio::awaitable<void> Service::connect_to_provider() {
     const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
     if (selection.status == api::ChannelSelection::Status::selected) {
       spdlog::info("provider {}: {}", config_.api.base_url, selection.message);
+      if (stopping_) co_return;
+      if (mode_ == Mode::once) {
+        asio::co_spawn(io_, run_jobs_once(), asio::detached);
+      } else {
+        scheduler_->start();
+        asio::co_spawn(io_, report_progress(), asio::detached);
+      }
       co_return;
     }
     if (!selection.transient()) {
@@ -93,6 +151,45 @@ asio::awaitable<void> Service::connect_to_provider() {
     timer.expires_after(wait);
     co_await timer.async_wait(asio::use_awaitable);
     wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
+  }
+}
+
+asio::awaitable<void> Service::run_jobs_once() {
+  const Scheduler::Idle idle = co_await scheduler_->run_until_idle();
+  progress_->report(std::chrono::steady_clock::duration::zero());
+  const auto counts = ledger_->backlog();
+  int rejected = 0;
+  for (const auto& [key, count] : counts) {
+    if (key.second == LedgerState::rejected) rejected += count;
+  }
+  std::fputs(format_summary(*ledger_).c_str(), stdout);
+  std::fflush(stdout);
+  if (idle == Scheduler::Idle::done) {
+    exit_code_ = rejected > 0 ? exit_code::data_error : exit_code::ok;
+  } else {
+    exit_code_ = exit_code::temporary_failure;
+    spdlog::error(idle == Scheduler::Idle::paused ? "stopped with work left: the provider refused the credentials"
+                                                  : "stopped with work left");
+  }
+  if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+}
+
+asio::awaitable<void> Service::report_progress() {
+  asio::steady_timer timer(io_);
+  auto last = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    timer.expires_after(config_.sync.progress_interval);
+    boost::system::error_code ignored;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    if (stopping_) break;
+    const auto now = std::chrono::steady_clock::now();
+    try {
+      progress_->report(now - last);
+      notifier_.notify("STATUS=" + status_line());
+    } catch (const std::exception& e) {
+      spdlog::warn("progress report: {}", e.what());
+    }
+    last = now;
   }
 }
 
@@ -176,7 +273,7 @@ void Service::apply(const config::Config& config) {
 }
 
 std::string Service::status_line() const {
-  std::string status = "Running";
+  std::string status = progress_ && !progress_->status().empty() ? progress_->status() : "Running";
   if (metrics_port_ != 0) status += fmt::format("; metrics on {}:{}", config_.metrics.host, metrics_port_);
   return status;
 }

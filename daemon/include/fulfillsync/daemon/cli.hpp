@@ -13,19 +13,24 @@ namespace fulfillsync::daemon {
 namespace exit_code {
 inline constexpr int ok = 0;
 inline constexpr int usage = 64;        // EX_USAGE
+inline constexpr int data_error = 65;   // EX_DATAERR: rows stay rejected (once)
 inline constexpr int unavailable = 69;  // EX_UNAVAILABLE: a store or service could not be opened
 inline constexpr int software = 70;     // EX_SOFTWARE: an internal error
+inline constexpr int temporary_failure = 75;  // EX_TEMPFAIL: work is left (once); try again later
 inline constexpr int config = 78;       // EX_CONFIG
 }  // namespace exit_code
 
 inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
 
-enum class Command { run, check_config, auth_login, help, version };
+enum class Command { run, once, status, retry, check_config, auth_login, help, version };
 
 struct CommandLine {
   Command command = Command::run;
   std::filesystem::path config_path = kDefaultConfigPath;
   std::optional<spdlog::level::level_enum> log_level;
+  bool dry_run = false;                       // run, once: build and validate, send nothing
+  std::optional<std::string> retry_reference;  // retry REFERENCE_ID
+  bool retry_rejected = false;                 // retry --rejected
 };
 
 // Parses argv (without the program name). On a usage error returns nothing and sets `error`.

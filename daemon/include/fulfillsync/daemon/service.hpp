@@ -19,21 +19,33 @@
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 #include "fulfillsync/daemon/checkpoint_token_store.hpp"
 #include "fulfillsync/daemon/metrics.hpp"
+#include "fulfillsync/daemon/outbound_ledger.hpp"
+#include "fulfillsync/daemon/progress_report.hpp"
+#include "fulfillsync/daemon/result_writer.hpp"
+#include "fulfillsync/daemon/scheduler.hpp"
 #include "fulfillsync/daemon/sd_notify.hpp"
+#include "fulfillsync/daemon/source_intake.hpp"
+#include "fulfillsync/daemon/sync_metrics.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
 
 namespace fulfillsync::daemon {
 
 class Service {
  public:
+  enum class Mode {
+    run,   // until a stop signal
+    once,  // until every job has nothing left to do
+  };
+
   // Opens the checkpoint store and the merchant database and starts serving metrics. Throws
   // (CheckpointStoreError, MerchantDatabaseError, std::runtime_error) when any of them cannot start.
   // `log_level_override` is --log-level, which wins over the file at every reload.
   Service(std::filesystem::path config_path, config::Config config,
-          std::optional<spdlog::level::level_enum> log_level_override);
+          std::optional<spdlog::level::level_enum> log_level_override, Mode mode = Mode::run);
   ~Service();
 
-  // Runs until a stop signal and the graceful stop after it. Returns the process exit code.
+  // Runs until a stop signal (or, once, until no backlog is left) and the graceful stop after it.
+  // Returns the process exit code.
   int run();
 
  private:
@@ -43,6 +55,9 @@ class Service {
   // Finds the channel for creating calls; retried while the provider cannot be reached, fatal
   // (exit 78) when the token or the configured channel cannot work.
   boost::asio::awaitable<void> connect_to_provider();
+  void add_jobs();
+  boost::asio::awaitable<void> run_jobs_once();
+  boost::asio::awaitable<void> report_progress();
   void reload();
   void apply(const config::Config& config);
   std::string status_line() const;
@@ -64,9 +79,17 @@ class Service {
   std::unique_ptr<api::TokenStore> token_store_;
   std::unique_ptr<api::TokenSource> tokens_;
   std::unique_ptr<api::ApiClient> client_;
+  std::unique_ptr<OutboundLedger> ledger_;
+  std::unique_ptr<SyncMetrics> sync_metrics_;
+  std::unique_ptr<ResultWriter> results_;
+  std::unique_ptr<SourceIntake<merchant::OrderRow>> order_intake_;
+  std::unique_ptr<SourceIntake<merchant::ReturnRow>> return_intake_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<ProgressReport> progress_;
+  Mode mode_;
   bool stopping_ = false;
   int exit_code_ = 0;
-  // Work that a stop waits for (up to the deadline); later sync jobs count themselves here.
+  // Job runs under way: a stop waits for them (up to the deadline).
   int in_flight_ = 0;
 };
 

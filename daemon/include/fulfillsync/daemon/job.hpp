@@ -1,0 +1,31 @@
+#pragma once
+// A sync job as the scheduler sees it: one run does a bounded amount of work and says whether more
+// is waiting. Failures inside a run are values (logged, counted, retried); a run throws only for a
+// store that cannot be read or written, which the scheduler logs and counts before the next run.
+#include <chrono>
+#include <string_view>
+
+#include "fulfillsync/common/asio.hpp"
+
+namespace fulfillsync::daemon {
+
+struct JobRun {
+  int settled = 0;    // items that reached a final or waiting state
+  bool more = false;  // run again without waiting for the interval
+  bool ok = true;     // false: the run met an error (logged and counted)
+  // Wait at least this long before the next run (throttled, provider unreachable, paused).
+  std::chrono::milliseconds back_off{0};
+};
+
+class Job {
+ public:
+  virtual ~Job() = default;
+  virtual std::string_view name() const = 0;
+  virtual boost::asio::awaitable<JobRun> run() = 0;
+  // Items still to send or to look up; rejected items are not work.
+  virtual int backlog() = 0;
+  // Paused because the provider refused the credentials: the operator must act.
+  virtual bool paused() const = 0;
+};
+
+}  // namespace fulfillsync::daemon

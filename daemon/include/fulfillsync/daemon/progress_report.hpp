@@ -1,0 +1,35 @@
+#pragma once
+// Every few seconds: the outbound ledger's counts and the oldest waiting entry into the metrics, and
+// for each push job with a backlog a log line with what was done, what is left, the rate and the
+// time it will take at that rate (and at the most the rate budget allows).
+#include <map>
+#include <string>
+
+#include "fulfillsync/daemon/outbound_ledger.hpp"
+#include "fulfillsync/daemon/scheduler.hpp"
+#include "fulfillsync/daemon/sync_metrics.hpp"
+
+namespace fulfillsync::daemon {
+
+class ProgressReport {
+ public:
+  ProgressReport(const Scheduler& scheduler, OutboundLedger& ledger, SyncMetrics& metrics, int requests_per_minute);
+
+  // One report; `elapsed` is the time since the previous one.
+  void report(std::chrono::steady_clock::duration elapsed);
+  // The status line for systemd: "Running; backlog 120 (push_orders 100, push_returns 20)".
+  const std::string& status() const { return status_; }
+
+ private:
+  const Scheduler& scheduler_;
+  OutboundLedger& ledger_;
+  SyncMetrics& metrics_;
+  double budget_per_second_;
+  std::map<const Job*, long> settled_before_;
+  std::string status_;
+};
+
+// "1h02m", "3m05s", "12s".
+std::string rough_duration(double seconds);
+
+}  // namespace fulfillsync::daemon

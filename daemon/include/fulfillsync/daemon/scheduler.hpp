@@ -1,0 +1,55 @@
+#pragma once
+// Runs the sync jobs: each on its own loop (run, then wait for its interval with a little jitter
+// unless it has more to do), or all in turn until none has work left (`fulfillsyncd once`). Counts
+// runs, durations, failures and last successes per job. A stop lets running runs finish; `in_flight`
+// counts them so the service's graceful stop can wait.
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fulfillsync/common/asio.hpp"
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/job.hpp"
+#include "fulfillsync/daemon/sync_metrics.hpp"
+
+namespace fulfillsync::daemon {
+
+class Scheduler {
+ public:
+  Scheduler(boost::asio::any_io_executor executor, SyncMetrics& metrics, const bool& stopping, int& in_flight);
+
+  void add(std::unique_ptr<Job> job, config::Duration interval);
+  const std::vector<std::unique_ptr<Job>>& jobs() const { return jobs_; }
+
+  // Items each job has settled since the start.
+  long settled(const Job& job) const;
+
+  // Starts every job's loop.
+  void start();
+
+  enum class Idle { done, paused, stopped };
+  // Runs the jobs in turn until none has anything left to do, one is paused, or a stop.
+  boost::asio::awaitable<Idle> run_until_idle();
+
+ private:
+  struct Slot {
+    Job* job;
+    config::Duration interval;
+    long settled = 0;
+  };
+  boost::asio::awaitable<void> loop(Slot& slot);
+  boost::asio::awaitable<JobRun> run_once(Slot& slot);
+  boost::asio::awaitable<void> sleep(std::chrono::milliseconds duration);
+
+  boost::asio::any_io_executor executor_;
+  SyncMetrics& metrics_;
+  const bool& stopping_;
+  int& in_flight_;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::vector<Slot> slots_;
+  std::mt19937 random_{std::random_device{}()};
+};
+
+}  // namespace fulfillsync::daemon

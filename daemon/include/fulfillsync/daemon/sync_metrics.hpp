@@ -1,0 +1,53 @@
+#pragma once
+// The sync jobs' metrics. Labels are bounded: job names, outcomes, ledger kinds and states; never a
+// reference id.
+#include <chrono>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "fulfillsync/daemon/outbound_ledger.hpp"
+
+namespace fulfillsync::daemon {
+
+class SyncMetrics {
+ public:
+  explicit SyncMetrics(prometheus::Registry& registry);
+
+  // Items a job settled, by outcome: created, adopted (found at the provider after an unclear
+  // answer), cancelled, invalid (refused by local validation), rejected (by the provider),
+  // withdrawn (cancelled before it was created), unknown (to be looked up), retried.
+  void count_items(std::string_view job, std::string_view outcome, double count = 1);
+  // A change to a created order or return that the API cannot apply.
+  void count_unapplied_change(LedgerKind kind);
+  // A result-table write that failed (it is replayed from the ledger).
+  void count_result_write_failure();
+
+  void observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration);
+  void set_paused(std::string_view job, bool paused);
+
+  void set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts);
+  void set_oldest_waiting_age(double seconds);
+  void set_backlog(std::string_view job, double remaining, double eta_seconds);
+
+ private:
+  prometheus::Family<prometheus::Counter>& items_;
+  prometheus::Family<prometheus::Counter>& unapplied_;
+  prometheus::Counter& result_write_failures_;
+  prometheus::Family<prometheus::Counter>& runs_;
+  prometheus::Family<prometheus::Histogram>& run_duration_;
+  prometheus::Family<prometheus::Gauge>& last_success_;
+  prometheus::Family<prometheus::Gauge>& paused_;
+  prometheus::Family<prometheus::Gauge>& ledger_;
+  prometheus::Gauge& oldest_waiting_;
+  prometheus::Family<prometheus::Gauge>& backlog_;
+  prometheus::Family<prometheus::Gauge>& eta_;
+};
+
+}  // namespace fulfillsync::daemon

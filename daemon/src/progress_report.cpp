@@ -1,0 +1,61 @@
+#include "fulfillsync/daemon/progress_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/common/timestamps.hpp"
+
+namespace fulfillsync::daemon {
+
+std::string rough_duration(double seconds) {
+  const auto total = static_cast<long long>(std::ceil(std::max(seconds, 0.0)));
+  if (total >= 3600) return fmt::format("{}h{:02}m", total / 3600, total % 3600 / 60);
+  if (total >= 60) return fmt::format("{}m{:02}s", total / 60, total % 60);
+  return fmt::format("{}s", total);
+}
+
+ProgressReport::ProgressReport(const Scheduler& scheduler, OutboundLedger& ledger, SyncMetrics& metrics,
+                               int requests_per_minute)
+    : scheduler_(scheduler), ledger_(ledger), metrics_(metrics), budget_per_second_(requests_per_minute / 60.0) {}
+
+void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
+  metrics_.set_ledger(ledger_.backlog());
+  const auto oldest = ledger_.oldest_waiting_since();
+  double oldest_age = 0;
+  if (oldest) {
+    if (const auto since = timestamps::parse_iso8601(*oldest)) {
+      oldest_age = std::max(0.0, std::chrono::duration<double>(timestamps::Clock::now() - *since).count());
+    }
+  }
+  metrics_.set_oldest_waiting_age(oldest_age);
+
+  const double seconds = std::max(std::chrono::duration<double>(elapsed).count(), 1e-3);
+  int total = 0;
+  std::string parts;
+  for (const auto& job : scheduler_.jobs()) {
+    const int remaining = job->backlog();
+    const long settled = scheduler_.settled(*job);
+    const long done = settled - settled_before_[job.get()];
+    settled_before_[job.get()] = settled;
+    const double rate = done / seconds;
+    // One request per item at best: the budget bounds the rate whatever the recent past.
+    const double eta = remaining == 0 ? 0 : remaining / std::max(std::min(rate, budget_per_second_), 1e-9);
+    metrics_.set_backlog(job->name(), remaining, rate > 0 || remaining == 0 ? eta : remaining / budget_per_second_);
+    if (remaining == 0) continue;
+    total += remaining;
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", job->name(), remaining);
+    if (rate > 0) {
+      spdlog::info("{}: {} done in the last {}, {} left; {:.1f}/s, about {} at this rate", job->name(), done,
+                   rough_duration(seconds), remaining, rate, rough_duration(eta));
+    } else {
+      spdlog::info("{}: {} left, none done in the last {}{}; the rate budget allows at best {}", job->name(),
+                   remaining, rough_duration(seconds), job->paused() ? " (paused: credentials refused)" : "",
+                   rough_duration(remaining / budget_per_second_));
+    }
+  }
+  status_ = total == 0 ? "Running; no backlog" : fmt::format("Running; backlog {} ({})", total, parts);
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,101 @@
+#include "fulfillsync/daemon/scheduler.hpp"
+
+#include <algorithm>
+
+#include <SQLiteCpp/Exception.h>
+#include <spdlog/spdlog.h>
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Between two passes of `once` that found work waiting on something else (an unclear send, a back-off).
+constexpr auto kOnceRetryWait = 200ms;
+// After a run that threw (a store locked or unreadable): the next try.
+constexpr auto kAfterErrorWait = 5s;
+
+}  // namespace
+
+Scheduler::Scheduler(asio::any_io_executor executor, SyncMetrics& metrics, const bool& stopping, int& in_flight)
+    : executor_(std::move(executor)), metrics_(metrics), stopping_(stopping), in_flight_(in_flight) {}
+
+void Scheduler::add(std::unique_ptr<Job> job, config::Duration interval) {
+  metrics_.set_paused(job->name(), false);
+  jobs_.push_back(std::move(job));
+  slots_.push_back(Slot{jobs_.back().get(), interval});
+}
+
+long Scheduler::settled(const Job& job) const {
+  for (const auto& slot : slots_) {
+    if (slot.job == &job) return slot.settled;
+  }
+  return 0;
+}
+
+void Scheduler::start() {
+  for (auto& slot : slots_) asio::co_spawn(executor_, loop(slot), asio::detached);
+}
+
+asio::awaitable<void> Scheduler::sleep(std::chrono::milliseconds duration) {
+  asio::steady_timer timer(executor_);
+  timer.expires_after(duration);
+  boost::system::error_code ignored;
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+asio::awaitable<JobRun> Scheduler::run_once(Slot& slot) {
+  ++in_flight_;
+  const auto started = std::chrono::steady_clock::now();
+  JobRun run;
+  try {
+    run = co_await slot.job->run();
+  } catch (const std::exception& e) {
+    // A store that cannot be read or written now (locked past its busy timeout, a full disk): the
+    // ledger and the saved cursors are as they were before the run, so trying later is safe.
+    spdlog::error("{}: {}; trying again in {}s", slot.job->name(), e.what(),
+                  std::chrono::duration_cast<std::chrono::seconds>(kAfterErrorWait).count());
+    run = JobRun{.ok = false, .back_off = kAfterErrorWait};
+  }
+  --in_flight_;
+  slot.settled += run.settled;
+  metrics_.observe_run(slot.job->name(), run.ok, std::chrono::steady_clock::now() - started);
+  co_return run;
+}
+
+asio::awaitable<void> Scheduler::loop(Slot& slot) {
+  // Jitter keeps the jobs from running in lockstep and spreads their requests over the interval.
+  std::uniform_real_distribution<double> jitter(0.9, 1.1);
+  while (!stopping_) {
+    const JobRun run = co_await run_once(slot);
+    if (stopping_) break;
+    if (run.back_off > 0ms) {
+      co_await sleep(run.back_off);
+    } else if (!run.more) {
+      co_await sleep(std::chrono::milliseconds(static_cast<std::int64_t>(slot.interval.count() * jitter(random_))));
+    }
+  }
+}
+
+asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
+  for (;;) {
+    bool more = false;
+    std::chrono::milliseconds back_off = 0ms;
+    for (auto& slot : slots_) {
+      if (stopping_) co_return Idle::stopped;
+      const JobRun run = co_await run_once(slot);
+      if (slot.job->paused()) co_return Idle::paused;
+      more = more || run.more;
+      back_off = std::max(back_off, run.back_off);
+    }
+    if (stopping_) co_return Idle::stopped;
+    if (more && back_off == 0ms) continue;
+    bool idle = !more;
+    for (auto& slot : slots_) idle = idle && slot.job->backlog() == 0;
+    if (idle) co_return Idle::done;
+    co_await sleep(back_off > 0ms ? back_off : std::chrono::duration_cast<std::chrono::milliseconds>(kOnceRetryWait));
+  }
+}
+
+}  // namespace fulfillsync::daemon

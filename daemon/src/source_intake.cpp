@@ -1,0 +1,208 @@
+#include "fulfillsync/daemon/source_intake.hpp"
+
+#include <charconv>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/failpoints.hpp"
+#include "fulfillsync/merchant/request_mapping.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+using merchant::OrderRow;
+using merchant::ReturnRow;
+
+constexpr const char* kStartingPointName = "starting_point";
+constexpr const char* kNeverCreated = "cancelled at the merchant before it was created: never sent";
+
+template <typename Row>
+constexpr LedgerKind create_kind() {
+  return std::is_same_v<Row, OrderRow> ? LedgerKind::order_create : LedgerKind::return_create;
+}
+
+template <typename Row>
+constexpr std::string_view create_job() {
+  return std::is_same_v<Row, OrderRow> ? "push_orders" : "push_returns";
+}
+
+// The body for one row version, or the reasons it cannot be sent.
+template <typename Row>
+std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersion version) {
+  auto mapped = [&] {
+    if constexpr (std::is_same_v<Row, OrderRow>) return merchant::map_order(row);
+    else return merchant::map_return(row);
+  }();
+  if (!mapped.ok()) return std::variant<std::string, std::string>(std::in_place_index<1>, mapped.reason());
+  api::Encoded body = api::encode(*mapped.request, version);
+  if (!body) return std::variant<std::string, std::string>(std::in_place_index<1>, body.error().to_string());
+  return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(*body));
+}
+
+}  // namespace
+
+std::string encode_cursor(const merchant::ChangeCursor& cursor) {
+  // Length-prefixed: a merchant's updated_at text may hold any character.
+  return fmt::format("{}:{}{}", cursor.updated_at.size(), cursor.updated_at, cursor.reference_id);
+}
+
+std::optional<merchant::ChangeCursor> decode_cursor(std::string_view position) {
+  const std::size_t colon = position.find(':');
+  std::size_t length = 0;
+  if (colon == std::string_view::npos) return std::nullopt;
+  const auto [end, error] = std::from_chars(position.data(), position.data() + colon, length);
+  if (error != std::errc() || end != position.data() + colon || length > position.size() - colon - 1) {
+    return std::nullopt;
+  }
+  return merchant::ChangeCursor{std::string(position.substr(colon + 1, length)),
+                                std::string(position.substr(colon + 1 + length))};
+}
+
+std::optional<std::string> saved_starting_point(CheckpointStore& store) { return store.cursor(kStartingPointName); }
+
+std::string starting_point(CheckpointStore& store, const std::optional<std::string>& orders_since) {
+  if (auto saved = saved_starting_point(store)) {
+    if (orders_since && *orders_since != *saved) {
+      spdlog::warn("sync.orders_since {} is ignored: pushing began at {} (the first start)", *orders_since, *saved);
+    }
+    return *saved;
+  }
+  const std::string since = orders_since.value_or(timestamps::format_iso8601_z(timestamps::Clock::now()));
+  store.save_cursor(kStartingPointName, since);
+  spdlog::info("first start: pushing source rows changed at or after {}", since);
+  return since;
+}
+
+template <typename Row>
+SourceIntake<Row>::SourceIntake(merchant::MerchantDatabase& db, CheckpointStore& store, OutboundLedger& ledger,
+                                SyncMetrics& metrics, Options options)
+    : db_(db), store_(store), ledger_(ledger), metrics_(metrics), options_(std::move(options)),
+      feed_(std::make_unique<merchant::ChangeFeed<Row>>(make_feed())) {}
+
+template <typename Row>
+std::string SourceIntake<Row>::cursor_name() {
+  return fmt::format("source:{}", std::is_same_v<Row, OrderRow> ? merchant::kOrdersTable : merchant::kReturnsTable);
+}
+
+template <typename Row>
+merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
+  const merchant::ChangeCursor floor{options_.starting_point, ""};
+  merchant::ChangeCursor start = floor;
+  if (const auto saved = store_.cursor(cursor_name())) {
+    if (auto cursor = decode_cursor(*saved)) start = std::max(*cursor, floor);
+  }
+  return merchant::ChangeFeed<Row>(db_, options_.feed, start, floor);
+}
+
+template <typename Row>
+bool SourceIntake<Row>::poll(int max_batches) {
+  try {
+    bool more = true;
+    for (int i = 0; i < max_batches && more; ++i) {
+      auto batch = feed_->poll();
+      more = batch.more;
+      if (batch.rows.empty() && held_.empty()) continue;
+
+      // Rows whose version the ledger has already are skipped without building their bodies.
+      std::vector<std::string> keys;
+      keys.reserve(batch.rows.size());
+      for (const Row& row : batch.rows) keys.push_back(row.reference_id);
+      const auto known = ledger_.hashes(create_kind<Row>(), keys);
+      std::map<std::string, std::string, std::less<>> cancels;
+      if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
+
+      auto commit = ledger_.batch();
+      for (auto it = held_.begin(); it != held_.end();) {
+        const Row row = std::move(it->second);
+        it = held_.erase(it);
+        take(row);  // held again when still in flight
+      }
+      for (const Row& row : batch.rows) {
+        if constexpr (std::is_same_v<Row, OrderRow>) {
+          if (merchant::cancel_requested(row)) {
+            if (!cancels.contains(row.reference_id)) take(row);
+            continue;
+          }
+        }
+        const auto found = known.find(row.reference_id);
+        if (found == known.end() || found->second != row.content_hash) take(row);
+      }
+      failpoint("intake.before_commit");
+      save_cursor();
+      commit.commit();
+    }
+    return more;
+  } catch (...) {
+    // The feed has moved past rows the ledger did not keep: start again from the saved cursor.
+    feed_ = std::make_unique<merchant::ChangeFeed<Row>>(make_feed());
+    held_.clear();
+    throw;
+  }
+}
+
+template <typename Row>
+void SourceIntake<Row>::save_cursor() {
+  merchant::ChangeCursor cursor = feed_->cursor();
+  // Stay before every held row, so that a restart reads it again.
+  for (const auto& [key, row] : held_) cursor = std::min(cursor, merchant::ChangeCursor{row.updated_at, ""});
+  store_.save_cursor(cursor_name(), encode_cursor(cursor));
+}
+
+template <typename Row>
+void SourceIntake<Row>::take(const Row& row) {
+  constexpr LedgerKind kind = create_kind<Row>();
+  constexpr std::string_view job = create_job<Row>();
+  const std::string& key = row.reference_id;
+
+  if constexpr (std::is_same_v<Row, OrderRow>) {
+    if (merchant::cancel_requested(row)) {
+      const auto create = ledger_.find(kind, key);
+      const bool never_sent = !create || create->state == LedgerState::pending ||
+                              create->state == LedgerState::rejected || create->state == LedgerState::withdrawn;
+      if (never_sent) {
+        if (create && create->state == LedgerState::withdrawn) return;
+        ledger_.withdraw(kind, key, row.content_hash, kNeverCreated);
+        metrics_.count_items(job, "withdrawn");
+        spdlog::info("order {}: {}", key, kNeverCreated);
+      } else {
+        // Sent or being sent: the cancel follows once the create is settled.
+        ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");
+        spdlog::debug("order {}: cancel queued", key);
+      }
+      return;
+    }
+  }
+
+  auto body = build_body(row, options_.version);
+  const bool valid = body.index() == 0;
+  const Offer offer = ledger_.offer(kind, key, row.content_hash, valid ? std::get<0>(body) : std::string());
+  switch (offer) {
+    case Offer::queued:
+      if (!valid) {
+        ledger_.mark_rejected(kind, key, std::get<1>(body));
+        metrics_.count_items(job, "invalid");
+        spdlog::warn("{} {} rejected: {}", kind == LedgerKind::order_create ? "order" : "return", key,
+                     std::get<1>(body));
+      }
+      break;
+    case Offer::unchanged: break;
+    case Offer::held: held_.insert_or_assign(key, row); break;
+    case Offer::already_sent:
+      metrics_.count_unapplied_change(kind);
+      spdlog::warn("{} {} changed at the merchant after it was created; the API cannot apply the change "
+                   "(noted in the result table)",
+                   kind == LedgerKind::order_create ? "order" : "return", key);
+      break;
+  }
+}
+
+template class SourceIntake<OrderRow>;
+template class SourceIntake<ReturnRow>;
+
+}  // namespace fulfillsync::daemon

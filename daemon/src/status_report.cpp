@@ -1,0 +1,77 @@
+#include "fulfillsync/daemon/status_report.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/progress_report.hpp"
+#include "fulfillsync/daemon/source_intake.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+constexpr std::array kKinds = {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create};
+constexpr std::array kStates = {LedgerState::pending, LedgerState::in_flight, LedgerState::unknown,
+                                LedgerState::created, LedgerState::rejected, LedgerState::withdrawn};
+
+std::string_view noun(LedgerKind kind) {
+  switch (kind) {
+    case LedgerKind::order_create: return "order";
+    case LedgerKind::order_cancel: return "cancel";
+    case LedgerKind::return_create: return "return";
+  }
+  return "order";
+}
+
+}  // namespace
+
+std::string format_summary(OutboundLedger& ledger, int rejections) {
+  const auto counts = ledger.backlog();
+  std::string out = fmt::format("{:<15}", "");
+  for (const LedgerState state : kStates) out += fmt::format("{:>11}", to_string(state));
+  out += '\n';
+  for (const LedgerKind kind : kKinds) {
+    out += fmt::format("{:<15}", to_string(kind));
+    for (const LedgerState state : kStates) {
+      const auto it = counts.find({kind, state});
+      out += fmt::format("{:>11}", it == counts.end() ? 0 : it->second);
+    }
+    out += '\n';
+  }
+  const auto rejected = ledger.latest(LedgerState::rejected, rejections);
+  if (!rejected.empty()) {
+    out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
+    for (const auto& entry : rejected) {
+      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), entry.source_key, entry.updated_at, entry.last_error);
+    }
+  }
+  return out;
+}
+
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger) {
+  std::string out;
+  if (const auto since = saved_starting_point(store)) {
+    out += fmt::format("Pushing rows changed at or after {}\n", *since);
+  } else {
+    out += "Not started yet: the first start fixes the starting point (sync.orders_since, or that moment)\n";
+  }
+  for (const std::string& name : {SourceIntake<merchant::OrderRow>::cursor_name(),
+                                  SourceIntake<merchant::ReturnRow>::cursor_name()}) {
+    const auto saved = store.cursor(name);
+    const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
+    out += fmt::format("Read {} up to {}\n", name.substr(name.find(':') + 1),
+                       cursor ? fmt::format("{} {}", cursor->updated_at, cursor->reference_id) : "nothing yet");
+  }
+  if (const auto oldest = ledger.oldest_waiting_since()) {
+    const auto since = timestamps::parse_iso8601(*oldest);
+    const double age = since ? std::chrono::duration<double>(timestamps::Clock::now() - *since).count() : 0;
+    out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
+  } else {
+    out += "Nothing waiting to be sent\n";
+  }
+  out += '\n' + format_summary(ledger);
+  return out;
+}
+
+}  // namespace fulfillsync::daemon

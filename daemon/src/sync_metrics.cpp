@@ -1,0 +1,101 @@
+#include "fulfillsync/daemon/sync_metrics.hpp"
+
+#include <string>
+
+namespace fulfillsync::daemon {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+SyncMetrics::SyncMetrics(prometheus::Registry& registry)
+    : items_(prometheus::BuildCounter()
+                 .Name("fulfillsync_sync_items_total")
+                 .Help("Items settled by each job, by outcome.")
+                 .Register(registry)),
+      unapplied_(prometheus::BuildCounter()
+                     .Name("fulfillsync_unapplied_changes_total")
+                     .Help("Changes at the merchant to an order or return already created, which the API cannot apply.")
+                     .Register(registry)),
+      result_write_failures_(prometheus::BuildCounter()
+                                 .Name("fulfillsync_result_write_failures_total")
+                                 .Help("Failed writes to the merchant's result tables (replayed later).")
+                                 .Register(registry)
+                                 .Add({})),
+      runs_(prometheus::BuildCounter()
+                .Name("fulfillsync_job_runs_total")
+                .Help("Job runs, by result (ok, error).")
+                .Register(registry)),
+      run_duration_(prometheus::BuildHistogram()
+                        .Name("fulfillsync_job_run_duration_seconds")
+                        .Help("How long one run of a job took.")
+                        .Register(registry)),
+      last_success_(prometheus::BuildGauge()
+                        .Name("fulfillsync_job_last_success_timestamp_seconds")
+                        .Help("When a run of the job last ended without error, in Unix time.")
+                        .Register(registry)),
+      paused_(prometheus::BuildGauge()
+                  .Name("fulfillsync_job_paused")
+                  .Help("1 while the job is paused because the provider refused the credentials.")
+                  .Register(registry)),
+      ledger_(prometheus::BuildGauge()
+                  .Name("fulfillsync_ledger_entries")
+                  .Help("Entries of the outbound ledger, by kind and state.")
+                  .Register(registry)),
+      oldest_waiting_(prometheus::BuildGauge()
+                          .Name("fulfillsync_ledger_oldest_waiting_age_seconds")
+                          .Help("Age of the oldest ledger entry waiting to be sent or looked up; 0 when none waits.")
+                          .Register(registry)
+                          .Add({})),
+      backlog_(prometheus::BuildGauge()
+                   .Name("fulfillsync_push_backlog_items")
+                   .Help("Items a push job still has to send or look up.")
+                   .Register(registry)),
+      eta_(prometheus::BuildGauge()
+               .Name("fulfillsync_push_backlog_eta_seconds")
+               .Help("Estimated time to clear a push job's backlog at its current rate and the rate budget.")
+               .Register(registry)) {}
+
+void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
+  items_.Add({{"job", std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
+}
+
+void SyncMetrics::count_unapplied_change(LedgerKind kind) {
+  unapplied_.Add({{"kind", std::string(to_string(kind))}}).Increment();
+}
+
+void SyncMetrics::count_result_write_failure() { result_write_failures_.Increment(); }
+
+void SyncMetrics::observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration) {
+  runs_.Add({{"job", std::string(job)}, {"result", ok ? "ok" : "error"}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries buckets = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60};
+  run_duration_.Add({{"job", std::string(job)}}, buckets).Observe(std::chrono::duration<double>(duration).count());
+  if (ok) last_success_.Add({{"job", std::string(job)}}).Set(now_seconds());
+}
+
+void SyncMetrics::set_paused(std::string_view job, bool paused) {
+  paused_.Add({{"job", std::string(job)}}).Set(paused ? 1 : 0);
+}
+
+void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts) {
+  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+    for (const LedgerState state : {LedgerState::pending, LedgerState::in_flight, LedgerState::created,
+                                    LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn}) {
+      const auto it = counts.find({kind, state});
+      ledger_.Add({{"kind", std::string(to_string(kind))}, {"state", std::string(to_string(state))}})
+          .Set(it == counts.end() ? 0 : it->second);
+    }
+  }
+}
+
+void SyncMetrics::set_oldest_waiting_age(double seconds) { oldest_waiting_.Set(seconds); }
+
+void SyncMetrics::set_backlog(std::string_view job, double remaining, double eta_seconds) {
+  backlog_.Add({{"job", std::string(job)}}).Set(remaining);
+  eta_.Add({{"job", std::string(job)}}).Set(eta_seconds);
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,584 @@
+// The push jobs end to end: fulfillsyncd against fulfillsync-sandbox, with this test playing the
+// merchant application on its own connection to a real SQLite file. What reached the provider is
+// read back through the API and the sandbox's admin path.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/testing/http.hpp"
+#include "fulfillsync/testing/process.hpp"
+#include "fulfillsync/testing/sandbox.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+constexpr int kKilled = 128 + SIGKILL;
+constexpr int kRowsStayRejected = 65;
+
+// The sandbox's demo catalogue: products by reference and name, inventory ids, fulfillment centers.
+constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {{
+    {"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
+
+class PushSyncTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_file(dir / "api-token", std::string(Sandbox::kToken) + "\n");
+    chmod((dir / "api-token").c_str(), 0600);
+    create_merchant_database();
+  }
+
+  // A new merchant database with the contract's source tables, and no checkpoint store.
+  void create_merchant_database() {
+    merchant.reset();
+    for (const char* file : {"merchant.db", "merchant.db-wal", "merchant.db-shm", "checkpoint.db", "checkpoint.db-wal",
+                             "checkpoint.db-shm"}) {
+      std::filesystem::remove(dir / file);
+    }
+    merchant = std::make_unique<SQLite::Database>((dir / "merchant.db").string(),
+                                                  SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    merchant->setBusyTimeout(5000);
+    merchant->exec("PRAGMA journal_mode = WAL");
+    merchant->exec(read_file(source_path("schema/merchant/source_tables.sql")));
+  }
+
+  void start_sandbox(std::vector<std::string> args = {}) {
+    sandbox = std::make_unique<Sandbox>(std::move(args));
+    write_config();
+  }
+
+  void write_config(std::string_view extra = "") {
+    write_file(config_path, "checkpoint:\n"
+                            "  path: " + (dir / "checkpoint.db").string() + "\n"
+                            "merchant:\n"
+                            "  sqlite:\n"
+                            "    path: " + (dir / "merchant.db").string() + "\n"
+                            "api:\n"
+                            "  base_url: " + sandbox->base_url() + "\n"
+                            "  allow_plain_http: true\n"
+                            "  token_file: " + (dir / "api-token").string() + "\n"
+                            "  requests_per_minute: 100000\n"
+                            "  request_timeout: 5s\n"
+                            "  retry: {base: 10ms, cap: 200ms, attempts: 3}\n"
+                            "sync:\n"
+                            "  orders_since: 2020-01-01T00:00:00Z\n"
+                            "  jobs:\n"
+                            "    push_orders: {interval: 50ms, batch_size: 100, concurrency: 4}\n"
+                            "    push_cancels: {interval: 50ms}\n"
+                            "    push_returns: {interval: 50ms}\n"
+                            "metrics:\n"
+                            "  enabled: false\n" + std::string(extra));
+  }
+
+  RunResult daemon(std::vector<std::string> command, std::vector<std::string> env = {}) {
+    std::vector<std::string> argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string()};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run(ChildProcess::Options{.argv = argv, .set_env = std::move(env), .unset_env = {"FULFILLSYNC_FAILPOINTS"}},
+               180s);
+  }
+  RunResult once(std::vector<std::string> env = {}) { return daemon({"once"}, std::move(env)); }
+
+  // --- the merchant's side -------------------------------------------------------------------
+
+  void insert_order(const std::string& reference, int n, std::string_view updated_at = {}) {
+    SQLite::Statement order(*merchant,
+                            "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
+                            "recipient_name, recipient_email, address1, city, state, zip_code, country, "
+                            "updated_at) VALUES (?, ?, ?, 'DTC', ?, ?, ?, 'Austin', 'TX', ?, 'US', "
+                            "coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+    order.bind(1, reference);
+    order.bind(2, fmt::format("#{}", n));
+    order.bind(3, n % 3 == 0 ? "Express" : "Standard");
+    order.bind(4, fmt::format("Customer {}", n));
+    order.bind(5, fmt::format("customer{}@example.com", n));
+    order.bind(6, fmt::format("{} Main Street", n));
+    order.bind(7, fmt::format("{:05}", 10000 + n));
+    if (updated_at.empty()) order.bind(8);
+    else order.bind(8, std::string(updated_at));
+    order.exec();
+    for (int line = 1; line <= 1 + n % 2; ++line) {
+      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
+      SQLite::Statement insert(*merchant,
+                               "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                               "product_reference_id, product_name, quantity) VALUES (?, ?, ?, ?, ?)");
+      insert.bind(1, reference);
+      insert.bind(2, line);
+      insert.bind(3, product);
+      insert.bind(4, name);
+      insert.bind(5, 1 + (n + line) % 3);
+      insert.exec();
+    }
+    if (!updated_at.empty()) {
+      // The line triggers touched the order; put its old timestamp back, as a late commit would carry.
+      SQLite::Statement back(*merchant, "UPDATE fulfillsync_orders SET updated_at = ? WHERE reference_id = ?");
+      back.bind(1, std::string(updated_at));
+      back.bind(2, reference);
+      back.exec();
+    }
+  }
+
+  void insert_orders(const std::string& prefix, int count) {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= count; ++i) insert_order(fmt::format("{}-{:04}", prefix, i), i);
+    transaction.commit();
+  }
+
+  void insert_returns(const std::string& prefix, int count) {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= count; ++i) {
+      const std::string reference = fmt::format("{}-{:03}", prefix, i);
+      SQLite::Statement insert(*merchant,
+                               "INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
+                               "fulfillment_center_name, tracking_number) VALUES (?, 8, 'Cicero (IL)', ?)");
+      insert.bind(1, reference);
+      insert.bind(2, fmt::format("1Z{:010}", i));
+      insert.exec();
+      SQLite::Statement line(*merchant,
+                             "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
+                             "quantity, requested_action) VALUES (?, 1, 7002, ?, 'Restock')");
+      line.bind(1, reference);
+      line.bind(2, 1 + i % 2);
+      line.exec();
+    }
+    transaction.commit();
+  }
+
+  void request_cancel(const std::string& reference) {
+    SQLite::Statement update(*merchant, "UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = ?");
+    update.bind(1, reference);
+    ASSERT_EQ(update.exec(), 1);
+  }
+
+  void execute(const std::string& sql) { merchant->exec(sql); }
+
+  // reference id -> state, from the result table.
+  std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") {
+    std::map<std::string, std::string> states;
+    SQLite::Statement query(*merchant, fmt::format("SELECT reference_id, state FROM {}", table));
+    while (query.executeStep()) states[query.getColumn(0).getString()] = query.getColumn(1).getString();
+    return states;
+  }
+
+  std::string result_column(std::string_view column, const std::string& reference,
+                            std::string_view table = "fulfillsync_order_sync") {
+    SQLite::Statement query(*merchant, fmt::format("SELECT coalesce({}, '') FROM {} WHERE reference_id = ?", column,
+                                                   table));
+    query.bind(1, reference);
+    return query.executeStep() ? query.getColumn(0).getString() : "(no row)";
+  }
+
+  // The same before the daemon has created its result tables: "(no row)".
+  std::string result_column_if_any(std::string_view column, const std::string& reference) {
+    try {
+      return result_column(column, reference);
+    } catch (const SQLite::Exception&) {
+      return "(no row)";
+    }
+  }
+
+  // --- the provider's side -------------------------------------------------------------------
+
+  HttpResponse api_get(const std::string& target) {
+    return http_request("127.0.0.1", sandbox->port(), "GET", "/2026-07" + target,
+                        {{"Authorization", std::string("Bearer ") + Sandbox::kToken}});
+  }
+
+  // Every order the provider has, by reference id.
+  std::map<std::string, api::Order> provider_orders() {
+    std::map<std::string, api::Order> orders;
+    for (int page = 1;; ++page) {
+      const auto response = api_get(fmt::format("/order?Limit=250&Page={}", page));
+      EXPECT_EQ(response.status, 200) << response.body;
+      auto decoded = api::decode<api::OrderPage>(response.body, api::ApiVersion::v2026_07);
+      EXPECT_TRUE(decoded.ok()) << decoded.error().to_string();
+      if (!decoded || decoded->empty()) break;
+      for (auto& order : *decoded) {
+        const std::string reference = order.reference_id.value_or("");
+        EXPECT_FALSE(orders.contains(reference)) << reference << " exists twice at the provider";
+        orders.emplace(reference, std::move(order));
+      }
+      if (!response.headers.contains("next-page")) break;
+    }
+    return orders;
+  }
+
+  std::map<std::string, api::ReturnOrder> provider_returns() {
+    std::map<std::string, api::ReturnOrder> returns;
+    std::string target = "/return?Limit=250";
+    for (;;) {
+      const auto response = api_get(target);
+      EXPECT_EQ(response.status, 200) << response.body;
+      auto decoded = api::decode<api::ReturnList>(response.body, api::ApiVersion::v2026_07);
+      EXPECT_TRUE(decoded.ok()) << decoded.error().to_string();
+      if (!decoded) break;
+      for (auto& item : decoded->items) {
+        const std::string reference = item.reference_id.value_or("");
+        EXPECT_FALSE(returns.contains(reference)) << reference << " exists twice at the provider";
+        returns.emplace(reference, std::move(item));
+      }
+      if (!decoded->next || decoded->next->empty()) break;
+      const std::string& next = *decoded->next;
+      const std::size_t question = next.find('?');
+      target = "/return" + (question == std::string::npos ? std::string() : next.substr(question));
+    }
+    return returns;
+  }
+
+  // How many orders and returns the sandbox created in all (duplicates would count twice).
+  std::pair<long, long> creates() {
+    const auto stats = sandbox->admin("GET", "/_sandbox/stats");
+    const auto number_after = [&](std::string_view key) {
+      const std::size_t at = stats.body.find(key);
+      return at == std::string::npos ? 0 : std::stol(stats.body.substr(at + key.size()));  // absent before any
+    };
+    return {number_after("\"orders\":"), number_after("\"returns\":")};
+  }
+
+  // Every order of `prefix`-0001.. exists once at the provider with the source row's fields, and
+  // the result table holds its id.
+  void expect_orders_delivered(const std::string& prefix, int count, const std::set<std::string>& cancelled = {}) {
+    const auto orders = provider_orders();
+    const auto states = result_states();
+    int seen = 0;
+    for (int i = 1; i <= count; ++i) {
+      const std::string reference = fmt::format("{}-{:04}", prefix, i);
+      const auto it = orders.find(reference);
+      if (it == orders.end()) {
+        ADD_FAILURE() << reference << " is missing at the provider";
+        continue;
+      }
+      ++seen;
+      const api::Order& order = it->second;
+      const bool cancel = cancelled.contains(reference);
+      EXPECT_EQ(order.status, cancel ? "Cancelled" : "Processing") << reference;
+      EXPECT_EQ(order.order_number, fmt::format("#{}", i));
+      EXPECT_EQ(order.shipping_method, i % 3 == 0 ? "Express" : "Standard");
+      ASSERT_TRUE(order.recipient && order.recipient->address) << reference;
+      EXPECT_EQ(order.recipient->name, fmt::format("Customer {}", i));
+      EXPECT_EQ(order.recipient->email, fmt::format("customer{}@example.com", i));
+      EXPECT_EQ(order.recipient->address->address1, fmt::format("{} Main Street", i));
+      EXPECT_EQ(order.recipient->address->zip_code, fmt::format("{:05}", 10000 + i));
+      EXPECT_EQ(order.recipient->address->country, "US");
+      ASSERT_EQ(order.products.size(), static_cast<std::size_t>(1 + i % 2)) << reference;
+      for (std::size_t line = 0; line < order.products.size(); ++line) {
+        const auto& [product, name] = kProducts[(static_cast<std::size_t>(i) + line + 1) % kProducts.size()];
+        EXPECT_EQ(order.products[line].reference_id, product) << reference;
+        EXPECT_EQ(order.products[line].quantity, 1 + (i + static_cast<int>(line) + 1) % 3) << reference;
+      }
+      EXPECT_EQ(states.count(reference) ? states.at(reference) : "(none)", cancel ? "cancelled" : "created")
+          << reference;
+      EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id)) << reference;
+    }
+    EXPECT_EQ(seen, count);
+  }
+
+  TempDir dir;
+  std::filesystem::path config_path = dir / "fulfillsync.yaml";
+  std::unique_ptr<SQLite::Database> merchant;
+  std::unique_ptr<Sandbox> sandbox;
+};
+
+TEST_F(PushSyncTest, ThousandOrdersHundredCancelsAndHundredReturnsArriveExactlyOnce) {
+  start_sandbox();
+  insert_orders("ORD", 1000);
+  insert_returns("RMA", 100);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("order_create"));
+
+  // The customer cancels a hundred of them after they were created.
+  std::set<std::string> cancelled;
+  for (int i = 1; i <= 1000; i += 10) {
+    cancelled.insert(fmt::format("ORD-{:04}", i));
+    request_cancel(fmt::format("ORD-{:04}", i));
+  }
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  expect_orders_delivered("ORD", 1000, cancelled);
+  const auto returns = provider_returns();
+  ASSERT_EQ(returns.size(), 100u);
+  for (int i = 1; i <= 100; ++i) {
+    const std::string reference = fmt::format("RMA-{:03}", i);
+    ASSERT_TRUE(returns.contains(reference)) << reference;
+    const auto& ret = returns.at(reference);
+    ASSERT_TRUE(ret.fulfillment_center);
+    EXPECT_EQ(ret.fulfillment_center->id, 8);
+    EXPECT_EQ(ret.tracking_number, fmt::format("1Z{:010}", i));
+    ASSERT_EQ(ret.inventory.size(), 1u);
+    EXPECT_EQ(ret.inventory[0].id, 7002);
+    EXPECT_EQ(ret.inventory[0].quantity, 1 + i % 2);
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_return_sync"), "created");
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_return_sync"), std::to_string(ret.id));
+  }
+  EXPECT_EQ(creates(), std::make_pair(1000L, 100L));
+
+  // Nothing is left; a third run creates nothing.
+  result = once();
+  EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(creates(), std::make_pair(1000L, 100L));
+}
+
+TEST_F(PushSyncTest, KilledAtEveryFailpointStillDeliversEverythingOnce) {
+  // Each failpoint in turn, on a fresh provider and store: the armed run must die there, and the
+  // next runs must deliver everything once.
+  const std::vector<std::string> failpoints = {
+      "intake.before_commit",
+      "push_orders.before_send",
+      "push_orders.after_response",
+      "push_orders.after_ledger_commit",
+      "push_orders.after_result_write",
+      "push_orders.after_reconcile_lookup",
+      "push_cancels.before_send",
+      "push_cancels.after_response",
+      "push_cancels.after_ledger_commit",
+      "push_cancels.after_result_write",
+      "push_returns.before_send",
+      "push_returns.after_response",
+      "push_returns.after_ledger_commit",
+      "push_returns.after_result_write",
+      "push_returns.after_reconcile_lookup",
+  };
+  for (const std::string& failpoint : failpoints) {
+    SCOPED_TRACE(failpoint);
+    sandbox.reset();
+    create_merchant_database();
+    start_sandbox();
+    insert_orders("KILL", 30);
+    insert_returns("RKILL", 5);
+    const std::string job = failpoint.substr(0, failpoint.find('.'));
+    const std::set<std::string> cancelled = {"KILL-0002", "KILL-0007", "KILL-0011"};
+    const auto arm = [](const std::string& name) { return std::vector<std::string>{"FULFILLSYNC_FAILPOINTS=" + name}; };
+
+    if (job == "push_cancels") {
+      ASSERT_EQ(once().exit_status, 0);  // the orders exist; now their cancels are to be sent
+      for (const auto& reference : cancelled) request_cancel(reference);
+    }
+    if (failpoint.ends_with("after_reconcile_lookup")) {
+      // Lookups happen only after an unclear send: a crash while in flight makes them.
+      const auto first = once(arm(job + ".before_send"));
+      ASSERT_EQ(first.exit_status, kKilled) << first.stderr_text;
+    }
+    const auto killed = once(arm(failpoint));
+    ASSERT_EQ(killed.exit_status, kKilled) << "the failpoint was never reached:\n" << killed.stderr_text;
+    EXPECT_THAT(killed.stderr_text, HasSubstr("failpoint " + failpoint));
+
+    if (job != "push_cancels") {
+      for (const auto& reference : cancelled) request_cancel(reference);
+    }
+    const auto finished = once();
+    ASSERT_EQ(finished.exit_status, 0) << finished.stderr_text;
+
+    // Cancelled before creation (all but the push_cancels case) means never created.
+    const auto orders = provider_orders();
+    if (job == "push_cancels") {
+      expect_orders_delivered("KILL", 30, cancelled);
+      EXPECT_EQ(creates().first, 30);
+    } else {
+      for (const auto& reference : cancelled) {
+        // Orders created before the crash are cancelled; the others were never created.
+        if (orders.contains(reference)) {
+          EXPECT_EQ(orders.at(reference).status, "Cancelled") << reference;
+          EXPECT_EQ(result_states()[reference], "cancelled") << reference;
+        }
+      }
+      for (int i = 1; i <= 30; ++i) {
+        const std::string reference = fmt::format("KILL-{:04}", i);
+        if (cancelled.contains(reference)) continue;
+        EXPECT_TRUE(orders.contains(reference)) << reference << " is missing";
+        EXPECT_EQ(result_states()[reference], "created") << reference;
+      }
+      EXPECT_EQ(creates().first, static_cast<long>(orders.size()));
+    }
+    EXPECT_EQ(provider_returns().size(), 5u);
+    EXPECT_EQ(creates().second, 5);
+    EXPECT_EQ(result_states("fulfillsync_return_sync").size(), 5u);
+  }
+}
+
+TEST_F(PushSyncTest, FaultsOnEveryCallStillDeliverEverythingOnce) {
+  start_sandbox({"--fault-seed", "7", "--faults",
+                 "route=POST /**;500=0.1;429=0.05;retry_after_s=1;drop_after=0.05;drop_before=0.05;latency_ms=300@0.05"
+                 " | route=GET /**;503=0.05;drop_before=0.05"});
+  insert_orders("FLT", 300);
+  insert_returns("RFLT", 30);
+  for (int i = 1; i <= 300; i += 15) request_cancel(fmt::format("FLT-{:04}", i));  // before any create
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  sandbox->admin("POST", "/_sandbox/faults", "");  // so that the test's own reads get through
+  std::set<std::string> never_created;
+  for (int i = 1; i <= 300; i += 15) never_created.insert(fmt::format("FLT-{:04}", i));
+
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.size(), 300u - never_created.size());
+  for (const auto& reference : never_created) EXPECT_FALSE(orders.contains(reference)) << reference;
+  for (const auto& [reference, order] : orders) {
+    EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id)) << reference;
+  }
+  EXPECT_EQ(provider_returns().size(), 30u);
+  EXPECT_EQ(creates(), std::make_pair(static_cast<long>(orders.size()), 30L));
+  // The faults were real: the sandbox injected them and refused the resends of processed creates.
+  const auto stats = sandbox->admin("GET", "/_sandbox/stats").body;
+  EXPECT_THAT(stats, HasSubstr("\"drop_after\":"));
+  EXPECT_THAT(result.stderr_text, HasSubstr("adopted"));
+}
+
+TEST_F(PushSyncTest, ARowCommittedLateWithAnOlderTimestampIsStillPushed) {
+  start_sandbox();
+  insert_orders("LATE", 5);
+  ChildProcess running(ChildProcess::Options{
+      .argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
+      .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
+  const auto wait_for_state = [&](const std::string& reference, std::string_view state) {
+    for (int i = 0; i < 300; ++i) {
+      if (result_column_if_any("state", reference) == state) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  };
+  ASSERT_TRUE(wait_for_state("LATE-0005", "created")) << running.stderr_text();
+  // A transaction that took its timestamp a minute ago commits only now: its row sorts before the
+  // cursor, which has moved past it.
+  const std::string a_minute_ago = [&] {
+    SQLite::Statement query(*merchant, "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-60 seconds')");
+    query.executeStep();
+    return query.getColumn(0).getString();
+  }();
+  insert_order("LATE-0000", 6, a_minute_ago);
+  EXPECT_TRUE(wait_for_state("LATE-0000", "created")) << running.stderr_text();
+  EXPECT_TRUE(provider_orders().contains("LATE-0000"));
+  running.send_signal(SIGTERM);
+  EXPECT_EQ(running.wait_for_exit(20s), 0);
+}
+
+TEST_F(PushSyncTest, InvalidRowsAreRejectedWithTheirReasonsAndTheRestGoesThrough) {
+  start_sandbox();
+  insert_orders("OK", 4);
+  insert_order("BAD-NAME", 1);
+  execute("UPDATE fulfillsync_orders SET recipient_name = NULL WHERE reference_id = 'BAD-NAME'");
+  insert_order("BAD-QTY", 2);
+  execute("UPDATE fulfillsync_order_lines SET quantity = 0 WHERE order_reference_id = 'BAD-QTY'");
+  insert_order("BAD-TYPE", 3);
+  execute("UPDATE fulfillsync_orders SET type = 'Retail' WHERE reference_id = 'BAD-TYPE'");
+  insert_order("BAD-GIFT", 4);
+  execute("UPDATE fulfillsync_orders SET gift_message = printf('%.501c', 'x') WHERE reference_id = 'BAD-GIFT'");
+  insert_order("BAD,COMMA", 5);
+  execute("INSERT INTO fulfillsync_orders (reference_id, shipping_method, recipient_name, address1, city, zip_code, "
+          "country) VALUES ('BAD-NOLINES', 'Standard', 'Nobody', '1 Road', 'Austin', '78701', 'US')");
+  insert_order("BAD-LOCATION", 6);  // valid here; the provider knows no fulfillment center 999
+  execute("UPDATE fulfillsync_orders SET location_id = 999 WHERE reference_id = 'BAD-LOCATION'");
+  execute("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id) VALUES ('RMA-NOCENTER', NULL)");
+  execute("INSERT INTO fulfillsync_return_lines VALUES ('RMA-NOCENTER', 1, 7002, 1, 'Restock')");
+  execute("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id) VALUES ('RMA-NOLINES', 8)");
+
+  auto result = once();
+  EXPECT_EQ(result.exit_status, kRowsStayRejected) << result.stderr_text;
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.size(), 4u);
+  for (int i = 1; i <= 4; ++i) EXPECT_TRUE(orders.contains(fmt::format("OK-{:04}", i)));
+
+  const std::map<std::string, std::string> reasons = {
+      {"BAD-NAME", "recipient_name is required"},
+      {"BAD-QTY", "quantity must be at least 1, found 0"},
+      {"BAD-TYPE", "type must be DTC, DropShip or B2B"},
+      {"BAD-GIFT", "gift_message must be at most 500 characters, found 501"},
+      {"BAD,COMMA", "reference_id must not contain a comma"},
+      {"BAD-NOLINES", "at least one"},
+      {"BAD-LOCATION", "Fulfillment center 999 does not exist"},
+  };
+  for (const auto& [reference, reason] : reasons) {
+    EXPECT_EQ(result_column("state", reference), "rejected") << reference;
+    EXPECT_THAT(result_column("last_error", reference), HasSubstr(reason)) << reference;
+  }
+  EXPECT_EQ(result_column("state", "RMA-NOCENTER", "fulfillsync_return_sync"), "rejected");
+  EXPECT_THAT(result_column("last_error", "RMA-NOCENTER", "fulfillsync_return_sync"),
+              HasSubstr("fulfillment_center_id is required"));
+  EXPECT_EQ(result_column("state", "RMA-NOLINES", "fulfillsync_return_sync"), "rejected");
+
+  // status names them with their reasons.
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, HasSubstr("order BAD-QTY"));
+  EXPECT_THAT(status.stdout_text, HasSubstr("Fulfillment center 999 does not exist"));
+
+  // A provider's refusal can be retried as it is (and is refused again); a local one needs a fix.
+  const auto retried = daemon({"retry", "BAD-LOCATION"});
+  EXPECT_EQ(retried.exit_status, 0) << retried.stderr_text;
+  EXPECT_EQ(daemon({"retry", "BAD-NAME"}).exit_status, kRowsStayRejected);
+  EXPECT_EQ(once().exit_status, kRowsStayRejected);
+  EXPECT_EQ(result_column("attempts", "BAD-LOCATION"), "2");
+
+  // Fixing rows is all it takes.
+  execute("UPDATE fulfillsync_orders SET recipient_name = 'Somebody' WHERE reference_id = 'BAD-NAME'");
+  execute("UPDATE fulfillsync_orders SET location_id = NULL WHERE reference_id = 'BAD-LOCATION'");
+  result = once();
+  EXPECT_EQ(result.exit_status, kRowsStayRejected) << result.stderr_text;  // the others still are
+  EXPECT_EQ(result_column("state", "BAD-NAME"), "created");
+  EXPECT_EQ(result_column("state", "BAD-LOCATION"), "created");
+  EXPECT_EQ(result_column("last_error", "BAD-NAME"), "");
+  EXPECT_EQ(provider_orders().size(), 6u);
+}
+
+TEST_F(PushSyncTest, ACancelBeforeCreationNeverCreatesAndAChangeAfterItIsReported) {
+  start_sandbox();
+  insert_orders("CXL", 3);
+  request_cancel("CXL-0001");
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  auto orders = provider_orders();
+  EXPECT_FALSE(orders.contains("CXL-0001"));
+  EXPECT_EQ(result_column("state", "CXL-0001"), "cancelled");
+  EXPECT_THAT(result_column("note", "CXL-0001"), HasSubstr("never sent"));
+  EXPECT_EQ(result_column("remote_id", "CXL-0001"), "");
+
+  // After creation: a cancel is sent; an address change cannot be, and is reported.
+  request_cancel("CXL-0002");
+  execute("UPDATE fulfillsync_orders SET address1 = '2 New Road' WHERE reference_id = 'CXL-0003'");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  orders = provider_orders();
+  EXPECT_EQ(orders.at("CXL-0002").status, "Cancelled");
+  EXPECT_EQ(result_column("state", "CXL-0002"), "cancelled");
+  EXPECT_NE(result_column("cancelled_at", "CXL-0002"), "");
+  EXPECT_EQ(orders.at("CXL-0003").recipient->address->address1, "3 Main Street");
+  EXPECT_EQ(result_column("state", "CXL-0003"), "created");
+  EXPECT_THAT(result_column("note", "CXL-0003"), HasSubstr("cannot apply"));
+  EXPECT_THAT(result.stderr_text, HasSubstr("CXL-0003 changed at the merchant after it was created"));
+  EXPECT_EQ(creates().first, 2);
+}
+
+TEST_F(PushSyncTest, HistoryBeforeTheStartingPointIsNeverPushedAndDryRunSendsNothing) {
+  start_sandbox();
+  insert_order("OLD-1", 1, "2019-06-01T00:00:00.000Z");
+  insert_orders("NEW", 2);
+  auto dry = daemon({"--dry-run", "once"});
+  EXPECT_EQ(dry.exit_status, 0) << dry.stderr_text;
+  EXPECT_THAT(dry.stdout_text, HasSubstr("2 orders would be created"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr("NEW-0001 would be created"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr("(redacted)"));
+  EXPECT_THAT(dry.stderr_text, ::testing::Not(HasSubstr("Customer 1")));  // personal data stays out of logs
+  EXPECT_EQ(creates().first, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint.db"));
+
+  ASSERT_EQ(once().exit_status, 0);
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.size(), 2u);
+  EXPECT_FALSE(orders.contains("OLD-1"));
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing
