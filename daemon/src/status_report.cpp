@@ -24,6 +24,12 @@ std::string_view noun(LedgerKind kind) {
   return "order";
 }
 
+// Reference ids may be 300 characters long: enough of one to find it.
+std::string shortened(const std::string& reference) {
+  constexpr std::size_t kShown = 40;
+  return reference.size() <= kShown ? reference : reference.substr(0, kShown - 3) + "...";
+}
+
 }  // namespace
 
 std::string format_summary(OutboundLedger& ledger, int rejections) {
@@ -43,7 +49,8 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
   if (!rejected.empty()) {
     out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
     for (const auto& entry : rejected) {
-      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), entry.source_key, entry.updated_at, entry.last_error);
+      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), shortened(entry.source_key), entry.updated_at,
+                         entry.last_error);
     }
   }
   return out;

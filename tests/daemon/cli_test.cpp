@@ -47,6 +47,30 @@ TEST(CommandLineTest, UsageErrorsSayWhat) {
   EXPECT_EQ(error, "unknown option '--configuration=x'");
 }
 
+TEST(CommandLineTest, OperatorCommands) {
+  EXPECT_EQ(parse({"once"})->command, Command::once);
+  EXPECT_EQ(parse({"status"})->command, Command::status);
+  const auto dry = parse({"--dry-run", "once"});
+  ASSERT_TRUE(dry);
+  EXPECT_TRUE(dry->dry_run);
+  const auto one = parse({"retry", "ORDER-7"});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->command, Command::retry);
+  EXPECT_EQ(one->retry_reference, "ORDER-7");
+  const auto all = parse({"retry", "--rejected"});
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(all->retry_rejected);
+
+  std::string error;
+  EXPECT_FALSE(parse({"retry"}, &error));
+  EXPECT_EQ(error, "retry needs a REFERENCE_ID or --rejected");
+  EXPECT_FALSE(parse({"retry", "A", "--rejected"}, &error));
+  EXPECT_FALSE(parse({"retry", "A", "B"}, &error));
+  EXPECT_EQ(error, "unexpected argument 'B'");
+  EXPECT_FALSE(parse({"--dry-run", "status"}, &error));
+  EXPECT_EQ(error, "--dry-run goes with run or once");
+}
+
 TEST(CommandLineTest, HelpAndVersionWinOverEverythingElse) {
   EXPECT_EQ(parse({"run", "--help"})->command, Command::help);
   EXPECT_EQ(parse({"-V"})->command, Command::version);
