@@ -70,7 +70,13 @@ int status(const CommandLine& line) {
   try {
     CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
     OutboundLedger ledger(store);
-    std::cout << format_status(store, ledger);
+    std::unique_ptr<merchant::MerchantDatabase> merchant;
+    try {
+      merchant = merchant::open_merchant_database(config->merchant);
+    } catch (const merchant::MerchantDatabaseError& e) {
+      spdlog::warn("without the merchant database: {}", e.what());
+    }
+    std::cout << format_status(store, ledger, merchant.get());
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return exit_code::unavailable;

@@ -20,7 +20,7 @@ ProgressReport::ProgressReport(const Scheduler& scheduler, OutboundLedger& ledge
                                int requests_per_minute)
     : scheduler_(scheduler), ledger_(ledger), metrics_(metrics), budget_per_second_(requests_per_minute / 60.0) {}
 
-void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
+void ProgressReport::export_ledger() {
   metrics_.set_ledger(ledger_.backlog());
   const auto oldest = ledger_.oldest_waiting_since();
   double oldest_age = 0;
@@ -30,6 +30,10 @@ void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
     }
   }
   metrics_.set_oldest_waiting_age(oldest_age);
+}
+
+void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
+  export_ledger();
 
   const double seconds = std::max(std::chrono::duration<double>(elapsed).count(), 1e-3);
   int total = 0;

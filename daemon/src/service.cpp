@@ -86,6 +86,7 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_jobs();
   progress_ = std::make_unique<ProgressReport>(*scheduler_, *ledger_, *sync_metrics_, config_.api.requests_per_minute);
+  progress_->export_ledger();
 }
 
 void Service::add_jobs() {
@@ -251,11 +252,13 @@ void Service::reload() {
     needs_restart("merchant", !(fresh.merchant == config_.merchant));
     needs_restart("api", !(fresh.api == config_.api));
     needs_restart("metrics", !(fresh.metrics == config_.metrics));
+    needs_restart("sync", !(fresh.sync == config_.sync));
     // Sections read at start stay as they were, so what runs matches what the log says.
     fresh.checkpoint = config_.checkpoint;
     fresh.merchant = config_.merchant;
     fresh.api = config_.api;
     fresh.metrics = config_.metrics;
+    fresh.sync = config_.sync;
     apply(fresh);
     config_ = std::move(fresh);
     metrics_.record_config_load(true);

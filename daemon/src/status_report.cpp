@@ -56,23 +56,33 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
   return out;
 }
 
-std::string format_status(CheckpointStore& store, OutboundLedger& ledger) {
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant) {
   std::string out;
-  if (const auto since = saved_starting_point(store)) {
+  const auto since = saved_starting_point(store);
+  if (since) {
     out += fmt::format("Pushing rows changed at or after {}\n", *since);
   } else {
     out += "Not started yet: the first start fixes the starting point (sync.orders_since, or that moment)\n";
   }
-  for (const std::string& name : {SourceIntake<merchant::OrderRow>::cursor_name(),
-                                  SourceIntake<merchant::ReturnRow>::cursor_name()}) {
+  for (const auto& [kind, name] : {std::pair{merchant::SourceKind::orders, SourceIntake<merchant::OrderRow>::cursor_name()},
+                                   std::pair{merchant::SourceKind::returns,
+                                             SourceIntake<merchant::ReturnRow>::cursor_name()}}) {
     const auto saved = store.cursor(name);
     const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
-    out += fmt::format("Read {} up to {}\n", name.substr(name.find(':') + 1),
+    const std::string table = name.substr(name.find(':') + 1);
+    out += fmt::format("Read {} up to {}", table,
                        cursor ? fmt::format("{} {}", cursor->updated_at, cursor->reference_id) : "nothing yet");
+    if (merchant != nullptr && since) {
+      const merchant::ChangeCursor after = cursor ? std::max(*cursor, merchant::ChangeCursor{*since, ""})
+                                                  : merchant::ChangeCursor{*since, ""};
+      out += fmt::format("; {} rows changed since, not read yet", merchant->count_changes_after(kind, after));
+    }
+    out += '\n';
   }
   if (const auto oldest = ledger.oldest_waiting_since()) {
-    const auto since = timestamps::parse_iso8601(*oldest);
-    const double age = since ? std::chrono::duration<double>(timestamps::Clock::now() - *since).count() : 0;
+    const auto waiting_since = timestamps::parse_iso8601(*oldest);
+    const double age =
+        waiting_since ? std::chrono::duration<double>(timestamps::Clock::now() - *waiting_since).count() : 0;
     out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
   } else {
     out += "Nothing waiting to be sent\n";

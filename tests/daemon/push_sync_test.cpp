@@ -76,6 +76,7 @@ class PushSyncTest : public ::testing::Test {
                             "  retry: {base: 10ms, cap: 200ms, attempts: 3}\n"
                             "sync:\n"
                             "  orders_since: 2020-01-01T00:00:00Z\n"
+                            "  progress_interval: 1s\n"
                             "  jobs:\n"
                             "    push_orders: {interval: 50ms, batch_size: 100, concurrency: 4}\n"
                             "    push_cancels: {interval: 50ms}\n"
@@ -513,6 +514,7 @@ TEST_F(PushSyncTest, InvalidRowsAreRejectedWithTheirReasonsAndTheRestGoesThrough
   const auto status = daemon({"status"});
   EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
   EXPECT_THAT(status.stdout_text, HasSubstr("order BAD-QTY"));
+  EXPECT_THAT(status.stdout_text, HasSubstr("0 rows changed since, not read yet"));
   EXPECT_THAT(status.stdout_text, HasSubstr("Fulfillment center 999 does not exist"));
 
   // A provider's refusal can be retried as it is (and is refused again); a local one needs a fix.
@@ -559,6 +561,43 @@ TEST_F(PushSyncTest, ACancelBeforeCreationNeverCreatesAndAChangeAfterItIsReporte
   EXPECT_THAT(result_column("note", "CXL-0003"), HasSubstr("cannot apply"));
   EXPECT_THAT(result.stderr_text, HasSubstr("CXL-0003 changed at the merchant after it was created"));
   EXPECT_EQ(creates().first, 2);
+}
+
+TEST_F(PushSyncTest, RefusedCredentialsPauseTheJobAndRaiseTheAlarm) {
+  start_sandbox();
+  // A token added through the admin path, which a sandbox reset forgets: a revoked token.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/tokens", R"({"token": "revocable-token"})").status, 201);
+  write_file(dir / "api-token", "revocable-token\n");
+  write_config("  listen: 127.0.0.1:0\n");
+  std::string config = read_file(config_path);
+  config.replace(config.find("  enabled: false\n"), std::string("  enabled: false\n").size(), "  enabled: true\n");
+  write_file(config_path, config);
+  insert_orders("AUTH", 2);
+  ChildProcess running(ChildProcess::Options{
+      .argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
+      .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
+  const auto port_line = running.wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
+  ASSERT_TRUE(port_line) << running.stderr_text();
+  const auto port = static_cast<std::uint16_t>(std::stoi(port_line->substr(port_line->rfind(':') + 1)));
+  ASSERT_TRUE(running.wait_for_stderr("provider http", 20s)) << running.stderr_text();
+  for (int i = 0; i < 200 && result_column_if_any("state", "AUTH-0002") != "created"; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(result_column("state", "AUTH-0002"), "created");
+
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/reset").status, 200);
+  insert_order("AUTH-0003", 3);
+  ASSERT_TRUE(running.wait_for_stderr("push_orders: paused", 20s)) << running.stderr_text();
+  const auto metrics = http_get("127.0.0.1", port, "/metrics").body;
+  EXPECT_THAT(metrics, HasSubstr("fulfillsync_job_paused{job=\"push_orders\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("fulfillsync_ledger_entries{kind=\"order_create\",state=\"pending\"}"));
+  running.send_signal(SIGTERM);
+  EXPECT_EQ(running.wait_for_exit(20s), 0);
+  // Not sent, not lost: it waits in the ledger for the next start.
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("Oldest entry waiting to be sent"));
+  EXPECT_EQ(result_column("state", "AUTH-0003"), "pending");
+  EXPECT_THAT(running.stderr_text(), ::testing::Not(HasSubstr("revocable-token")));  // the token never reaches logs
 }
 
 TEST_F(PushSyncTest, HistoryBeforeTheStartingPointIsNeverPushedAndDryRunSendsNothing) {

@@ -30,6 +30,9 @@ class CountingDatabase final : public MerchantDatabase {
   }
   std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return db_.read_orders(keys); }
   std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return db_.read_returns(keys); }
+  std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override {
+    return db_.count_changes_after(kind, after);
+  }
   std::vector<std::int64_t> watched_inventory_ids() override { return db_.watched_inventory_ids(); }
   void write_results(SourceKind kind, std::span<const SyncResult> results) override {
     db_.write_results(kind, results);

@@ -140,6 +140,16 @@ TEST_F(MerchantDatabaseTest, ReadRangeHasAnInclusiveUpperBound) {
   EXPECT_THAT(keys(rows), ElementsAre("B-3", "B-4"));
 }
 
+TEST_F(MerchantDatabaseTest, CountsTheRowsAfterACursor) {
+  for (int i = 1; i <= 5; ++i) add_order(fmt::format("C-{}", i), fmt::format("2026-03-01T10:00:0{}.000Z", i));
+  add_order("C-0", "2026-03-01T10:00:02.000Z");
+  auto db = open();
+  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {}), 6);
+  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", "C-0"}), 4);
+  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", ""}), 5);
+  EXPECT_EQ(db->count_changes_after(SourceKind::returns, {}), 0);
+}
+
 TEST_F(MerchantDatabaseTest, ContentHashIsStableAndFollowsEveryColumnAndLine) {
   add_order("H-1", "2026-03-01T10:00:00.000Z", 2);
   auto db = open();

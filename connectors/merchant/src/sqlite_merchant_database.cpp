@@ -354,6 +354,18 @@ std::vector<ReturnRow> SqliteMerchantDatabase::read_returns(std::span<const std:
   return read_snapshot<ReturnRow>(*db_, path_, [&] { return read_keys<ReturnRow>(*db_, reference_ids); });
 }
 
+std::int64_t SqliteMerchantDatabase::count_changes_after(SourceKind kind, const ChangeCursor& after) {
+  const std::string_view table = kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
+  return guarded(path_, fmt::format("counting {}", table), [&] {
+    SQLite::Statement query(*db_, "SELECT count(*) FROM " + sql_name(table) +
+                                      " WHERE updated_at > ?1 OR (updated_at = ?1 AND reference_id > ?2)");
+    query.bind(1, after.updated_at);
+    query.bind(2, after.reference_id);
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
 std::vector<std::int64_t> SqliteMerchantDatabase::watched_inventory_ids() {
   return guarded(path_, fmt::format("reading {}", kWatchedInventoryTable), [&] {
     std::vector<std::int64_t> ids;

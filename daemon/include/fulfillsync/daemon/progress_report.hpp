@@ -17,6 +17,8 @@ class ProgressReport {
 
   // One report; `elapsed` is the time since the previous one.
   void report(std::chrono::steady_clock::duration elapsed);
+  // The ledger's counts and its oldest waiting entry into the metrics (part of every report).
+  void export_ledger();
   // The status line for systemd: "Running; backlog 120 (push_orders 100, push_returns 20)".
   const std::string& status() const { return status_; }
 

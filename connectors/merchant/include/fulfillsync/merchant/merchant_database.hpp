@@ -70,6 +70,9 @@ class MerchantDatabase {
   virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
   virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
 
+  // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
+  virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
+
   // fulfillsync_watched_inventory: the inventory ids whose lot levels the merchant wants.
   virtual std::vector<std::int64_t> watched_inventory_ids() = 0;
 

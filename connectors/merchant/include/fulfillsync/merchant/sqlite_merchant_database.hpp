@@ -25,6 +25,7 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
+  std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
   std::vector<std::int64_t> watched_inventory_ids() override;
   void write_results(SourceKind kind, std::span<const SyncResult> results) override;
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;
