@@ -132,7 +132,7 @@ void read_api(Section section, ApiConfig& out) {
   }
   section.read("ca_file", out.ca_file, Need::optional, detail::path());
   section.read("channel_id", out.channel_id, Need::optional, detail::integer(1, INT32_MAX));
-  section.read("requests_per_minute", out.requests_per_minute, Need::optional, detail::integer(1, 100'000));
+  section.read("requests_per_minute", out.requests_per_minute, Need::optional, detail::integer(1, 1'000'000));
   section.read("connect_timeout", out.connect_timeout, Need::optional, detail::duration(100ms, 5min));
   section.read("request_timeout", out.request_timeout, Need::optional, detail::duration(100ms, 10min));
   section.read("pool_size", out.pool_size, Need::optional, detail::integer(1, 64));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <SQLiteCpp/Exception.h>
 #include <spdlog/spdlog.h>
 
 namespace fulfillsync::daemon {
@@ -74,6 +73,10 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
       co_await sleep(run.back_off);
     } else if (!run.more) {
       co_await sleep(std::chrono::milliseconds(static_cast<std::int64_t>(slot.interval.count() * jitter(random_))));
+    } else {
+      // A run that awaited nothing (an intake over a long backlog, say) would otherwise keep the loop
+      // to itself: other jobs, answers in flight, signals and the watchdog wait for their turn.
+      co_await asio::post(executor_, asio::use_awaitable);
     }
   }
 }
@@ -90,7 +93,10 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
       back_off = std::max(back_off, run.back_off);
     }
     if (stopping_) co_return Idle::stopped;
-    if (more && back_off == 0ms) continue;
+    if (more && back_off == 0ms) {
+      co_await asio::post(executor_, asio::use_awaitable);  // let signals through
+      continue;
+    }
     bool idle = !more;
     for (auto& slot : slots_) idle = idle && slot.job->backlog() == 0;
     if (idle) co_return Idle::done;

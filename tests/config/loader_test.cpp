@@ -221,7 +221,7 @@ TEST_F(ConfigLoaderTest, EveryErrorIsReportedAtOnce) {
   EXPECT_THAT(errors_of(yaml),
               ElementsAre("test.yaml:3:3: checkpoint.colour: unknown key 'colour'",
                           HasSubstr("test.yaml:7:19: merchant.sqlite.busy_timeout: 'forever' is not a duration"),
-                          "test.yaml:11:24: api.requests_per_minute: 0 is out of range: allowed 1 to 100000",
+                          "test.yaml:11:24: api.requests_per_minute: 0 is out of range: allowed 1 to 1000000",
                           "test.yaml:9:13: api.base_url: 'ftp://example.com' is not an http:// or https:// URL"));
 }
 

@@ -1,0 +1,886 @@
+// The push path end to end: fulfillsyncd reads orders from a merchant's SQLite file and creates them
+// at fulfillsync-sandbox on loopback, with rate limiting and faults off. Four figures:
+//   1. throughput of `fulfillsyncd once` over N seeded orders (target 1,000 orders/s or more), with
+//      the daemon's CPU per order;
+//   2. API calls per created order (target 1.01 or fewer), by route;
+//   3. the daemon's resident memory while `run` pushes a merchant database of N rows (target 64 MiB
+//      or less, flat over the run);
+//   4. latency from an order's commit to its creation at the provider with the default poll
+//      interval (target p99 under 1 s).
+// Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
+// Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
+//                   [--latency-rate R] [--quick] [--only throughput|calls|memory|latency]
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <simdjson.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using SystemClock = std::chrono::system_clock;
+using namespace std::chrono_literals;
+
+constexpr const char* kToken = "bench-token";
+constexpr const char* kAdminToken = "bench-admin";
+constexpr double kKiBPerMiB = 1024.0;
+constexpr double kMemoryTargetMiB = 64;
+// "Flat": the second half of the run may not raise the peak by more than this.
+constexpr double kFlatToleranceMiB = 2;
+
+// Products of `fulfillsync-sandbox --seed demo`, named by sku and name as a shop would.
+constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {
+    {{"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
+
+struct Options {
+  long orders = 0;
+  long memory_rows = 0;
+  long memory_cap_seconds = 20 * 60;
+  long latency_seconds = 0;
+  double latency_rate = 20;
+  std::string only;  // empty: every scenario
+  fs::path bin_dir;
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double seconds_of(const timeval& time) {
+  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+// A log for the report: every line when short, else its first and last few (the first warnings
+// tell what went wrong, the last lines how a run ended).
+std::string log_excerpt(const fs::path& path) {
+  constexpr std::size_t kEnds = 5;
+  constexpr std::size_t kWidth = 400;
+  std::error_code missing;
+  if (!fs::exists(path, missing)) return "    (none)\n";
+  std::vector<std::string> lines;
+  std::istringstream in(read_file(path));
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line.size() > kWidth ? line.substr(0, kWidth) + "..." : line);
+  }
+  if (lines.empty()) return "    (empty)\n";
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines.size() <= 2 * kEnds || i < kEnds || i >= lines.size() - kEnds) {
+      text += "    " + lines[i] + "\n";
+    } else if (i == kEnds) {
+      text += fmt::format("    ... {} more lines ...\n", lines.size() - 2 * kEnds);
+    }
+  }
+  return text;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/push-bench-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// A child process writing to files; killed and reaped when it goes out of scope, so a scenario that
+// fails half-way leaves no daemon or sandbox behind.
+class Child {
+ public:
+  Child(std::vector<std::string> argv, const fs::path& out, const fs::path& err) : argv_(std::move(argv)) {
+    std::vector<char*> args;
+    for (auto& arg : argv_) args.push_back(arg.data());
+    args.push_back(nullptr);
+    // Opened here, not in the child, so that the files exist as soon as the constructor returns.
+    const int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (in_fd >= 0 && out_fd >= 0 && err_fd >= 0) pid_ = fork();
+    if (pid_ == 0) {
+      // Only async-signal-safe calls until exec; dup2 clears close-on-exec on the copies.
+      dup2(in_fd, STDIN_FILENO);
+      dup2(out_fd, STDOUT_FILENO);
+      dup2(err_fd, STDERR_FILENO);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    for (const int fd : {in_fd, out_fd, err_fd}) {
+      if (fd >= 0) close(fd);
+    }
+    if (pid_ < 0) throw std::runtime_error("cannot start " + argv_.front() + ": " + std::strerror(errno));
+  }
+  ~Child() {
+    if (running()) {
+      kill(pid_, SIGKILL);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int number) const {
+    if (!status_) kill(pid_, number);
+  }
+  // Reaps the child once it has exited, keeping its status (128 + signal when killed) and rusage.
+  bool running() {
+    if (status_) return false;
+    int status = 0;
+    if (wait4(pid_, &status, WNOHANG, &usage_) == pid_) {
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return !status_;
+  }
+  // The exit status, or nothing when the child still runs after `timeout`.
+  std::optional<int> wait(Clock::duration timeout) {
+    const auto deadline = Clock::now() + timeout;
+    // Polled every 2 ms: a blocking wait could not give up at the deadline.
+    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
+    return status_;
+  }
+  const rusage& usage() const { return usage_; }
+
+ private:
+  std::vector<std::string> argv_;
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  rusage usage_{};
+};
+
+// A field of /proc/PID/status in KiB (VmRSS, VmHWM), or -1 once the process is gone.
+long status_kib(pid_t pid, std::string_view field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field, 0) == 0 && line.size() > field.size() && line[field.size()] == ':') {
+      return std::atol(line.c_str() + field.size() + 1);
+    }
+  }
+  return -1;
+}
+
+// User plus system CPU seconds of a running process (/proc/PID/stat fields 14 and 15).
+double cpu_seconds_of(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  // The command name may hold spaces; the fields after it start with field 3 (state).
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string skipped;
+  for (int field = 3; field < 14; ++field) fields >> skipped;
+  double user_ticks = 0;
+  double system_ticks = 0;
+  fields >> user_ticks >> system_ticks;
+  return (user_ticks + system_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// One admin GET on a fresh loopback connection (the sandbox closes idle keep-alive connections);
+// the body of a 200 answer, read by Content-Length.
+std::string admin_get(std::uint16_t port, const std::string& path) {
+  struct Socket {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ~Socket() { close(fd); }
+  } const connection;
+  const int fd = connection.fd;
+  if (fd < 0) throw std::runtime_error("socket failed");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    throw std::runtime_error(fmt::format("cannot connect to the sandbox on port {}", port));
+  }
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\nX-Sandbox-Admin-Token: " + kAdminToken +
+                              "\r\nConnection: close\r\n\r\n";
+  for (std::size_t sent = 0; sent < request.size();) {
+    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) throw std::runtime_error("send to the sandbox failed");
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string response;
+  std::size_t head_end = std::string::npos;
+  std::size_t length = 0;
+  for (;;) {
+    if (head_end == std::string::npos && (head_end = response.find("\r\n\r\n")) != std::string::npos) {
+      std::string head = response.substr(0, head_end);
+      std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+      const auto at = head.find("\r\ncontent-length:");
+      if (at == std::string::npos) throw std::runtime_error("the sandbox answered " + path + " without Content-Length");
+      length = std::stoul(head.substr(at + 17));
+    }
+    if (head_end != std::string::npos && response.size() >= head_end + 4 + length) break;
+    char chunk[65536];
+    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) throw std::runtime_error("the sandbox closed the connection answering " + path);
+    response.append(chunk, static_cast<std::size_t>(n));
+  }
+  if (response.compare(0, 12, "HTTP/1.1 200") != 0) {
+    throw std::runtime_error("GET " + path + ": " + response.substr(0, response.find("\r\n")));
+  }
+  return response.substr(head_end + 4, length);
+}
+
+struct Stats {
+  std::uint64_t requests_total = 0;
+  std::uint64_t orders_created = 0;
+  std::map<std::string, std::uint64_t> requests;  // "POST /order -> 201": count
+};
+
+// GET /_sandbox/stats. Admin requests are not counted there: every request counted is the daemon's.
+Stats read_stats(std::uint16_t port) {
+  const std::string body = admin_get(port, "/_sandbox/stats");
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.parse(body);
+  Stats stats;
+  stats.requests_total = root["requests_total"].get_uint64();
+  // `creates` has no "orders" before the first order is created.
+  if (root["creates"]["orders"].get(stats.orders_created) != simdjson::SUCCESS) stats.orders_created = 0;
+  for (const simdjson::dom::element entry : root["requests"].get_array()) {
+    const std::string_view route = entry["route"].get_string();
+    const std::int64_t status = entry["status"].get_int64();
+    stats.requests[fmt::format("{} -> {}", route, status)] = entry["count"].get_uint64();
+  }
+  return stats;
+}
+
+// The sandbox's date-times: "2026-03-01T12:34:56.789+00:00" (or Z; any offset and fraction).
+SystemClock::time_point parse_time(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &consumed) !=
+      6) {
+    throw std::runtime_error("not a date-time: " + text);
+  }
+  auto at = static_cast<std::size_t>(consumed);
+  std::chrono::nanoseconds fraction{0};
+  if (at < text.size() && text[at] == '.') {
+    std::int64_t scale = 100'000'000;
+    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, scale /= 10) {
+      fraction += std::chrono::nanoseconds((text[at] - '0') * scale);
+    }
+  }
+  std::chrono::minutes offset{0};
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+    int offset_hours = 0, offset_minutes = 0;
+    if (std::sscanf(text.c_str() + at + 1, "%2d:%2d", &offset_hours, &offset_minutes) != 2) {
+      throw std::runtime_error("not a date-time offset: " + text);
+    }
+    offset = std::chrono::hours(offset_hours) + std::chrono::minutes(offset_minutes);
+    if (text[at] == '-') offset = -offset;
+  }
+  const std::chrono::sys_days date{std::chrono::year(year) / month / day};
+  return std::chrono::time_point_cast<SystemClock::duration>(date + std::chrono::hours(hour) +
+                                                             std::chrono::minutes(minute) +
+                                                             std::chrono::seconds(second) + fraction - offset);
+}
+
+// reference_id -> created_date of every order at the sandbox (GET /_sandbox/orders).
+std::map<std::string, SystemClock::time_point> read_created_dates(std::uint16_t port) {
+  const std::string body = admin_get(port, "/_sandbox/orders");
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.parse(body);
+  std::map<std::string, SystemClock::time_point> created;
+  for (const simdjson::dom::element order : root.get_array()) {
+    const std::string_view reference = order["reference_id"].get_string();
+    const std::string_view date = order["created_date"].get_string();
+    created.emplace(reference, parse_time(std::string(date)));
+  }
+  return created;
+}
+
+std::string reference_of(std::string_view prefix, long n) { return fmt::format("{}{:07}", prefix, n); }
+
+// `count` orders PREFIX0000001.. with one or two lines each: two INSERT ... SELECT over a recursive
+// CTE in one transaction, so that a million rows take seconds. Order n has the same fields and lines
+// as OrderWriter::insert writes for it.
+void seed_orders(SQLite::Database& db, std::string_view prefix, long count) {
+  std::string products;
+  for (std::size_t slot = 0; slot < kProducts.size(); ++slot) {
+    products +=
+        fmt::format("{}({}, '{}', '{}')", slot == 0 ? "" : ", ", slot, kProducts[slot].first, kProducts[slot].second);
+  }
+  SQLite::Transaction transaction(db);
+  SQLite::Statement orders(
+      db,
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1) "
+      "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, address1, "
+      "city, state, zip_code, country) "
+      "SELECT printf('%s%07d', ?2, i), printf('#%d', i), 'Standard', 'DTC', printf('Customer %d', i), "
+      "printf('%d Main Street', i), 'Austin', 'TX', printf('%05d', 10000 + i % 90000), 'US' FROM n");
+  orders.bind(1, static_cast<std::int64_t>(count));
+  orders.bind(2, std::string(prefix));
+  orders.exec();
+  const std::string lines_sql =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1), "
+      "line(k) AS (VALUES (1), (2)), product(slot, ref, name) AS (VALUES " + products + ") "
+      "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, product_name, "
+      "quantity) "
+      "SELECT printf('%s%07d', ?2, i), k, p.ref, p.name, 1 + (i + k) % 3 "
+      "FROM n JOIN line ON k <= 1 + i % 2 JOIN product p ON p.slot = (i + k) % 3";
+  SQLite::Statement lines(db, lines_sql);
+  lines.bind(1, static_cast<std::int64_t>(count));
+  lines.bind(2, std::string(prefix));
+  lines.exec();
+  transaction.commit();
+}
+
+// The merchant application of scenario 4: one order and its lines per transaction.
+class OrderWriter {
+ public:
+  explicit OrderWriter(SQLite::Database& db)
+      : db_(db),
+        order_(db,
+               "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
+               "address1, city, state, zip_code, country) "
+               "VALUES (?1, ?2, 'Standard', 'DTC', ?3, ?4, 'Austin', 'TX', ?5, 'US')"),
+        line_(db,
+              "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, "
+              "product_name, quantity) VALUES (?1, ?2, ?3, ?4, ?5)") {}
+
+  void insert(const std::string& reference, long n) {
+    SQLite::Transaction transaction(db_);
+    order_.bind(1, reference);
+    order_.bind(2, fmt::format("#{}", n));
+    order_.bind(3, fmt::format("Customer {}", n));
+    order_.bind(4, fmt::format("{} Main Street", n));
+    order_.bind(5, fmt::format("{:05}", 10000 + n % 90000));
+    order_.exec();
+    order_.reset();
+    for (long k = 1; k <= 1 + n % 2; ++k) {
+      const auto& [sku, name] = kProducts[static_cast<std::size_t>((n + k) % 3)];
+      line_.bind(1, reference);
+      line_.bind(2, static_cast<std::int64_t>(k));
+      line_.bind(3, sku);
+      line_.bind(4, name);
+      line_.bind(5, static_cast<std::int64_t>(1 + (n + k) % 3));
+      line_.exec();
+      line_.reset();
+    }
+    transaction.commit();
+  }
+
+ private:
+  SQLite::Database& db_;
+  SQLite::Statement order_;
+  SQLite::Statement line_;
+};
+
+// One scenario's world: a temp dir with a merchant database (the contract's reference DDL, as a shop
+// application would create it), the token file, a sandbox of its own, the daemon's configuration.
+class World {
+ public:
+  // `tuned_jobs`: push_orders with a larger batch and more concurrency; otherwise the job defaults.
+  World(fs::path bin_dir, bool tuned_jobs)
+      : bin_dir_(std::move(bin_dir)),
+        tuned_jobs_(tuned_jobs),
+        merchant_((dir_.path() / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+    merchant_.setBusyTimeout(5000);
+    // WAL lets the merchant application and fulfillsyncd read and write side by side.
+    merchant_.exec("PRAGMA journal_mode = WAL");
+    merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/source_tables.sql"));
+    const fs::path token = dir_.path() / "api-token";
+    std::ofstream(token) << kToken << "\n";
+    // The daemon refuses a token file that group or others can read.
+    if (chmod(token.c_str(), 0600) != 0) throw std::runtime_error("chmod " + token.string() + " failed");
+  }
+
+  SQLite::Database& merchant() { return merchant_; }
+  std::uint16_t port() const { return port_; }
+  Child& sandbox() { return *sandbox_; }
+
+  void start_sandbox() {
+    const fs::path out = dir_.path() / "sandbox.out";
+    const fs::path err = dir_.path() / "sandbox.err";
+    sandbox_ = std::make_unique<Child>(
+        std::vector<std::string>{(bin_dir_ / "fulfillsync-sandbox").string(), "--listen", "127.0.0.1:0", "--token",
+                                 kToken, "--admin-token", kAdminToken, "--seed", "demo", "--rate-limit", "off",
+                                 "--log-level", "warn"},
+        out, err);
+    // Once it accepts connections the sandbox prints "listening on http://127.0.0.1:PORT".
+    const auto deadline = Clock::now() + 30s;
+    for (;;) {
+      const std::string text = read_file(out);
+      const auto at = text.find("listening on ");
+      const auto end = at == std::string::npos ? std::string::npos : text.find('\n', at);
+      if (end != std::string::npos) {
+        const auto colon = text.rfind(':', end);
+        port_ = static_cast<std::uint16_t>(std::stoi(text.substr(colon + 1, end - colon - 1)));
+        break;
+      }
+      if (!sandbox_->running() || Clock::now() >= deadline) {
+        throw std::runtime_error("fulfillsync-sandbox did not start:\n" + text + log_excerpt(err));
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    write_config();
+  }
+
+  std::unique_ptr<Child> start_daemon(const std::string& command) {
+    return std::make_unique<Child>(
+        std::vector<std::string>{(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command},
+        dir_.path() / "daemon.out", dir_.path() / "daemon.err");
+  }
+
+  void print_logs() const {
+    fmt::print("  daemon stdout:\n{}  daemon stderr:\n{}  sandbox stderr:\n{}", log_excerpt(dir_.path() / "daemon.out"),
+               log_excerpt(dir_.path() / "daemon.err"), log_excerpt(dir_.path() / "sandbox.err"));
+  }
+
+  // An error that carries the logs, for a run that went wrong.
+  std::runtime_error failure(const std::string& what) const {
+    return std::runtime_error(what + "\n  daemon stderr:\n" + log_excerpt(dir_.path() / "daemon.err") +
+                              "  sandbox stderr:\n" + log_excerpt(dir_.path() / "sandbox.err"));
+  }
+
+ private:
+  void write_config() {
+    const fs::path& dir = dir_.path();
+    config_ = dir / "fulfillsync.yaml";
+    std::ofstream(config_) << fmt::format(
+        "checkpoint:\n"
+        "  path: {0}/checkpoint.db\n"
+        "merchant:\n"
+        "  sqlite:\n"
+        "    path: {0}/merchant.db\n"
+        "api:\n"
+        "  base_url: http://127.0.0.1:{1}\n"
+        "  allow_plain_http: true\n"
+        "  token_file: {0}/api-token\n"
+        "  requests_per_minute: 1000000\n"
+        "sync:\n"
+        "  orders_since: 2020-01-01T00:00:00Z\n"
+        "{2}"
+        "metrics:\n"
+        "  enabled: false\n"
+        "logging:\n"
+        "  level: warn\n",
+        dir.string(), port_, tuned_jobs_ ? "  jobs:\n    push_orders: {batch_size: 500, concurrency: 8}\n" : "");
+  }
+
+  fs::path bin_dir_;
+  bool tuned_jobs_;
+  TempDir dir_;
+  SQLite::Database merchant_;
+  std::unique_ptr<Child> sandbox_;
+  std::uint16_t port_ = 0;
+  fs::path config_;
+};
+
+// The final table: a figure, its value and target, and whether it is met (none: information only).
+class Report {
+ public:
+  void add(std::string figure, std::string value, std::string target, std::optional<bool> met) {
+    rows_.push_back({std::move(figure), std::move(value), std::move(target), met ? (*met ? "met" : "MISSED") : "-"});
+  }
+  void note(std::string text) { notes_.push_back(std::move(text)); }
+
+  void print() const {
+    std::array<std::size_t, 4> width = {6, 5, 6, 6};
+    for (const auto& row : rows_) {
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    const auto line = [&](const std::array<std::string, 4>& cells) {
+      fmt::print("{:<{}}  {:<{}}  {:<{}}  {}\n", cells[0], width[0], cells[1], width[1], cells[2], width[2], cells[3]);
+    };
+    fmt::print("\n== summary ==\n");
+    line({"figure", "value", "target", "result"});
+    line({std::string(width[0], '-'), std::string(width[1], '-'), std::string(width[2], '-'), "------"});
+    for (const auto& row : rows_) line(row);
+    for (const auto& text : notes_) fmt::print("note: {}\n", text);
+  }
+
+ private:
+  std::vector<std::array<std::string, 4>> rows_;
+  std::vector<std::string> notes_;
+};
+
+void seed_timed(World& world, std::string_view prefix, long count) {
+  const auto start = Clock::now();
+  seed_orders(world.merchant(), prefix, count);
+  fmt::print("seeded {} orders in {:.1f} s\n", count, seconds_since(start));
+}
+
+// `fulfillsyncd once` over the seeded orders, timed from its start to its exit.
+struct OnceRun {
+  double seconds = 0;
+  int exit_status = -1;
+  rusage daemon{};
+  double sandbox_cpu = 0;
+  Stats before;
+  Stats after;
+  std::uint64_t created() const { return after.orders_created - before.orders_created; }
+};
+
+OnceRun push_once(World& world, long count) {
+  OnceRun run;
+  run.before = read_stats(world.port());
+  const double sandbox_cpu = cpu_seconds_of(world.sandbox().pid());
+  const auto start = Clock::now();
+  const auto daemon = world.start_daemon("once");
+  // Generous: 100 orders/s is a tenth of the target.
+  const auto limit = 60s + std::chrono::milliseconds(10 * count);
+  const auto status = daemon->wait(limit);
+  run.seconds = seconds_since(start);
+  if (!status) {
+    throw world.failure(fmt::format("fulfillsyncd once did not finish within {} s",
+                                    std::chrono::duration_cast<std::chrono::seconds>(limit).count()));
+  }
+  run.exit_status = *status;
+  run.daemon = daemon->usage();
+  run.sandbox_cpu = cpu_seconds_of(world.sandbox().pid()) - sandbox_cpu;
+  run.after = read_stats(world.port());
+  return run;
+}
+
+bool check_complete(const OnceRun& run, long count, Report& report) {
+  if (run.exit_status == 0 && run.created() == static_cast<std::uint64_t>(count)) return true;
+  report.note(fmt::format("fulfillsyncd once exited with status {} and created {} of {} orders", run.exit_status,
+                          run.created(), count));
+  return false;
+}
+
+void run_throughput(const Options& options, Report& report) {
+  fmt::print("\n== 1. push throughput: `fulfillsyncd once` over {} orders (push_orders batch 500, concurrency 8) ==\n",
+             options.orders);
+  World world(options.bin_dir, true);
+  seed_timed(world, "TPUT-", options.orders);
+  world.start_sandbox();
+  const OnceRun run = push_once(world, options.orders);
+  const double per_second = static_cast<double>(run.created()) / run.seconds;
+  const double user = seconds_of(run.daemon.ru_utime);
+  const double sys = seconds_of(run.daemon.ru_stime);
+  const double orders = static_cast<double>(std::max<std::uint64_t>(run.created(), 1));
+  fmt::print("pushed {} orders in {:.2f} s = {:.0f} orders/s (exit status {})\n", run.created(), run.seconds,
+             per_second, run.exit_status);
+  fmt::print(
+      "daemon CPU: {:.2f} s user + {:.2f} s system = {:.0f} us/order ({:.0f}% of one core); "
+      "peak RSS {:.1f} MiB\n",
+      user, sys, (user + sys) * 1e6 / orders, (user + sys) / run.seconds * 100,
+      static_cast<double>(run.daemon.ru_maxrss) / kKiBPerMiB);
+  fmt::print("sandbox CPU meanwhile: {:.2f} s = {:.0f} us/order ({:.0f}% of one core)\n", run.sandbox_cpu,
+             run.sandbox_cpu * 1e6 / orders, run.sandbox_cpu / run.seconds * 100);
+  fmt::print("context switches of the daemon: {} voluntary, {} involuntary\n", run.daemon.ru_nvcsw,
+             run.daemon.ru_nivcsw);
+  world.print_logs();
+  const bool complete = check_complete(run, options.orders, report);
+  report.add(fmt::format("1. push throughput (once, {} orders)", options.orders),
+             fmt::format("{:.0f} orders/s", per_second), ">= 1000 orders/s", complete && per_second >= 1000);
+  report.add("1. daemon CPU per order",
+             fmt::format("{:.0f} us ({:.2f} s user + {:.2f} s sys)", (user + sys) * 1e6 / orders, user, sys), "-",
+             std::nullopt);
+}
+
+void run_calls(const Options& options, Report& report) {
+  fmt::print("\n== 2. API calls per created order: `fulfillsyncd once` over {} orders, no faults ==\n", options.orders);
+  World world(options.bin_dir, true);
+  seed_timed(world, "CALL-", options.orders);
+  world.start_sandbox();
+  const OnceRun run = push_once(world, options.orders);
+  const std::uint64_t requests = run.after.requests_total - run.before.requests_total;
+  const double per_order =
+      static_cast<double>(requests) / static_cast<double>(std::max<std::uint64_t>(run.created(), 1));
+  fmt::print("{} API requests for {} orders created = {:.4f} calls/order (exit status {})\n", requests, run.created(),
+             per_order, run.exit_status);
+  for (const auto& [route, count] : run.after.requests) {
+    const auto before = run.before.requests.find(route);
+    const std::uint64_t made = count - (before == run.before.requests.end() ? 0 : before->second);
+    if (made > 0) fmt::print("  {:<28} {}\n", route, made);
+  }
+  world.print_logs();
+  check_complete(run, options.orders, report);
+  report.add("2. API calls per created order",
+             fmt::format("{:.4f} ({} calls / {} orders)", per_order, requests, run.created()), "<= 1.01",
+             run.created() > 0 && per_order <= 1.01);
+}
+
+// With requests_per_minute 1000000 (the most the loader accepts) the budget does not bound the run;
+// a million rows take several minutes at the daemon's own pace.
+void run_memory(const Options& options, Report& report) {
+  const long rows = options.memory_rows;
+  fmt::print("\n== 3. daemon memory: `fulfillsyncd run` over a merchant database of {} rows (cap {} s) ==\n", rows,
+             options.memory_cap_seconds);
+  World world(options.bin_dir, true);
+  seed_timed(world, "MEM-", rows);
+  world.start_sandbox();
+  const std::uint64_t created_before = read_stats(world.port()).orders_created;
+  struct Sample {
+    double at;
+    double rss_mib;
+    std::uint64_t created;
+  };
+  std::vector<Sample> samples;
+  const auto daemon = world.start_daemon("run");
+  const auto start = Clock::now();
+  std::uint64_t created = 0;
+  std::optional<double> first_created_at;
+  double hwm_mib = -1;
+  for (int tick = 1;; ++tick) {
+    std::this_thread::sleep_until(start + std::chrono::seconds(tick));
+    if (!daemon->running()) throw world.failure("fulfillsyncd run exited while pushing");
+    const long rss = status_kib(daemon->pid(), "VmRSS");
+    created = read_stats(world.port()).orders_created - created_before;
+    const double at = seconds_since(start);
+    if (rss >= 0) samples.push_back({at, static_cast<double>(rss) / kKiBPerMiB, created});
+    if (created > 0 && !first_created_at) first_created_at = at;
+    const bool done = created >= static_cast<std::uint64_t>(rows);
+    const bool capped = at >= static_cast<double>(options.memory_cap_seconds);
+    if (tick % 10 == 0 || done || capped) {
+      fmt::print("  {:5.0f} s: {} of {} created ({:.0f}/s), RSS {:.1f} MiB\n", at, created, rows,
+                 static_cast<double>(created) / at, static_cast<double>(rss) / kKiBPerMiB);
+    }
+    if (done || capped) {
+      hwm_mib = static_cast<double>(status_kib(daemon->pid(), "VmHWM")) / kKiBPerMiB;
+      break;
+    }
+  }
+  const double elapsed = seconds_since(start);
+  daemon->signal(SIGTERM);
+  const auto status = daemon->wait(60s);
+  fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
+  if (samples.empty()) throw world.failure("no memory samples");
+  if (first_created_at) fmt::print("the first order was created within {:.0f} s of the start\n", *first_created_at);
+
+  double low = samples.front().rss_mib, high = low;
+  double first_half = 0, second_half = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    low = std::min(low, samples[i].rss_mib);
+    high = std::max(high, samples[i].rss_mib);
+    double& half = i < samples.size() / 2 ? first_half : second_half;
+    half = std::max(half, samples[i].rss_mib);
+  }
+  fmt::print("VmRSS over {} samples: min {:.1f} MiB, max {:.1f} MiB, last {:.1f} MiB; VmHWM {:.1f} MiB\n",
+             samples.size(), low, high, samples.back().rss_mib, hwm_mib);
+  fmt::print("peak in the first half of the samples {:.1f} MiB, in the second half {:.1f} MiB\n", first_half,
+             second_half);
+  std::string points;
+  constexpr std::size_t kPoints = 12;
+  for (std::size_t i = 0; i < kPoints && i < samples.size(); ++i) {
+    const Sample& sample = samples[samples.size() <= kPoints ? i : i * (samples.size() - 1) / (kPoints - 1)];
+    points += fmt::format(" {:.0f}s:{:.1f}", sample.at, sample.rss_mib);
+  }
+  fmt::print("RSS (MiB) over the run:{}\n", points);
+  world.print_logs();
+
+  const bool complete = created >= static_cast<std::uint64_t>(rows);
+  if (!complete) {
+    report.note(fmt::format("memory run stopped at the {} s cap with {} of {} orders created ({:.0f}/s)",
+                            options.memory_cap_seconds, created, rows, static_cast<double>(created) / elapsed));
+  }
+  const double peak = std::max(hwm_mib, high);
+  report.add(fmt::format("3. daemon peak RSS (VmHWM), {} rows{}", rows, complete ? "" : ", incomplete"),
+             fmt::format("{:.1f} MiB", peak), fmt::format("<= {:.0f} MiB", kMemoryTargetMiB), peak <= kMemoryTargetMiB);
+  // A run of a few seconds has no steady state to judge.
+  constexpr std::size_t kFewestSamples = 8;
+  const bool judged = samples.size() >= kFewestSamples;
+  report.add("3. RSS peak, 2nd half vs 1st half",
+             judged ? fmt::format("{:+.1f} MiB", second_half - first_half)
+                    : fmt::format("{} samples: too short to judge", samples.size()),
+             fmt::format("flat (<= +{:.0f} MiB)", kFlatToleranceMiB),
+             judged ? std::optional<bool>(second_half - first_half <= kFlatToleranceMiB) : std::nullopt);
+}
+
+double percentile(const std::vector<double>& sorted, double fraction) {
+  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+void run_latency(const Options& options, Report& report) {
+  const long count = std::max(1L, std::lround(static_cast<double>(options.latency_seconds) * options.latency_rate));
+  fmt::print("\n== 4. commit -> created latency: {} orders, one per transaction at {}/s, default job intervals ==\n",
+             count, options.latency_rate);
+  World world(options.bin_dir, false);
+  world.start_sandbox();
+  const Stats before = read_stats(world.port());
+  const auto daemon = world.start_daemon("run");
+  // The daemon polls once it has chosen its channel: its first request.
+  for (const auto deadline = Clock::now() + 30s; read_stats(world.port()).requests_total == before.requests_total;) {
+    if (!daemon->running() || Clock::now() >= deadline) throw world.failure("fulfillsyncd did not reach the provider");
+    std::this_thread::sleep_for(20ms);
+  }
+
+  OrderWriter writer(world.merchant());
+  std::map<std::string, SystemClock::time_point> committed;
+  const auto start = Clock::now();
+  for (long n = 1; n <= count; ++n) {
+    std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                              static_cast<double>(n - 1) / options.latency_rate)));
+    const std::string reference = reference_of("LAT-", n);
+    writer.insert(reference, n);
+    committed.emplace(reference, SystemClock::now());
+  }
+  const double inserting = seconds_since(start);
+  fmt::print("inserted {} orders in {:.1f} s ({:.1f}/s)\n", count, inserting, static_cast<double>(count) / inserting);
+  const auto deadline = Clock::now() + 60s;
+  while (read_stats(world.port()).orders_created - before.orders_created < static_cast<std::uint64_t>(count) &&
+         Clock::now() < deadline && daemon->running()) {
+    std::this_thread::sleep_for(100ms);
+  }
+  const auto created = read_created_dates(world.port());
+  daemon->signal(SIGTERM);
+  const auto status = daemon->wait(60s);
+  fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
+
+  std::vector<double> latencies;
+  for (const auto& [reference, commit] : committed) {
+    if (const auto found = created.find(reference); found != created.end()) {
+      latencies.push_back(std::chrono::duration<double, std::milli>(found->second - commit).count());
+    }
+  }
+  const long missing = count - static_cast<long>(latencies.size());
+  if (latencies.empty()) throw world.failure("no order was created");
+  std::sort(latencies.begin(), latencies.end());
+  double sum = 0;
+  for (const double latency : latencies) sum += latency;
+  const double p99 = percentile(latencies, 0.99);
+  fmt::print("latency over {} orders (ms): min {:.0f}, mean {:.0f}, p50 {:.0f}, p90 {:.0f}, p99 {:.0f}, max {:.0f}{}\n",
+             latencies.size(), latencies.front(), sum / static_cast<double>(latencies.size()),
+             percentile(latencies, 0.5), percentile(latencies, 0.9), p99, latencies.back(),
+             missing > 0 ? fmt::format("; {} never created", missing) : "");
+  world.print_logs();
+  if (missing > 0) report.note(fmt::format("latency: {} of {} orders were not created within 60 s", missing, count));
+  report.add(fmt::format("4. commit->created latency p99 ({} orders)", count),
+             fmt::format("{:.0f} ms (p50 {:.0f}, p90 {:.0f}, max {:.0f})", p99, percentile(latencies, 0.5),
+                         percentile(latencies, 0.9), latencies.back()),
+             "< 1000 ms", missing == 0 && p99 < 1000);
+}
+
+long positive(const std::string& name, const std::string& value) {
+  long parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error != std::errc() || end != value.data() + value.size() || parsed <= 0) {
+    throw std::runtime_error(name + " needs a positive whole number, not '" + value + "'");
+  }
+  return parsed;
+}
+
+constexpr const char* kUsage =
+    "Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]\n"
+    "                  [--latency-rate R] [--quick] [--only throughput|calls|memory|latency]\n"
+    "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 (explicit options win)\n";
+
+std::optional<Options> parse_options(int argc, char** argv) {
+  Options options;
+  options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
+  bool quick = false;
+  std::optional<long> orders, memory_rows, latency_seconds;
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    if (name == "--help" || name == "-h") return std::nullopt;
+    if (name == "--quick") {
+      quick = true;
+      continue;
+    }
+    if (i + 1 >= argc) throw std::runtime_error(name + " needs a value\n" + kUsage);
+    const std::string value = argv[++i];
+    if (name == "--orders") {
+      orders = positive(name, value);
+    } else if (name == "--memory-rows") {
+      memory_rows = positive(name, value);
+    } else if (name == "--memory-cap-seconds") {
+      options.memory_cap_seconds = positive(name, value);
+    } else if (name == "--latency-seconds") {
+      latency_seconds = positive(name, value);
+    } else if (name == "--latency-rate") {
+      options.latency_rate = std::atof(value.c_str());
+      if (!(options.latency_rate > 0)) throw std::runtime_error("--latency-rate needs a positive number");
+    } else if (name == "--only") {
+      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency") {
+        throw std::runtime_error("--only takes throughput, calls, memory or latency");
+      }
+      options.only = value;
+    } else {
+      throw std::runtime_error("unknown option " + name + "\n" + kUsage);
+    }
+  }
+  options.orders = orders.value_or(quick ? 5'000 : 20'000);
+  options.memory_rows = memory_rows.value_or(quick ? 100'000 : 1'000'000);
+  options.latency_seconds = latency_seconds.value_or(quick ? 10 : 30);
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Line by line, so that progress shows while the output goes to a file or a pipe.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  try {
+    const auto options = parse_options(argc, argv);
+    if (!options) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    // A failpoint armed in the caller's environment would kill the daemon part-way.
+    unsetenv("FULFILLSYNC_FAILPOINTS");
+    fmt::print("push_bench: binaries in {}, {} CPU(s) online\n", options->bin_dir.string(),
+               sysconf(_SC_NPROCESSORS_ONLN));
+    using Scenario = void (*)(const Options&, Report&);
+    const std::array<std::pair<std::string_view, Scenario>, 4> scenarios = {
+        {{"throughput", run_throughput}, {"calls", run_calls}, {"memory", run_memory}, {"latency", run_latency}}};
+    Report report;
+    bool failed = false;
+    for (const auto& [name, scenario] : scenarios) {
+      if (!options->only.empty() && options->only != name) continue;
+      try {
+        scenario(*options, report);
+      } catch (const std::exception& error) {
+        // The other scenarios still run: each has a world of its own.
+        fmt::print("{} failed: {}\n", name, error.what());
+        report.add(std::string(name), "failed (see above)", "-", false);
+        failed = true;
+      }
+    }
+    report.print();
+    return failed ? 1 : 0;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "push_bench: %s\n", error.what());
+    return 1;
+  }
+}
