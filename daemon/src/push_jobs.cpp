@@ -24,6 +24,8 @@ constexpr std::size_t kLookupChunk = 40;
 constexpr auto kFirstPause = 1min;
 constexpr auto kLongestPause = 15min;
 constexpr auto kLongestNotSentBackOff = 30s;
+// Chunks of entries waiting in the ledger before a create job stops reading its source table.
+constexpr int kQueuedChunks = 4;
 
 struct Remote {
   std::int64_t id = 0;
@@ -163,7 +165,9 @@ asio::awaitable<JobRun> CreatePushJob::run() {
     run.back_off = *left;
     co_return run;
   }
-  run.more = poll_source_();
+  // Backpressure: new rows are read only while few wait to be sent, so a long backlog is read as
+  // fast as it is sent rather than all of it before anything is sent.
+  run.more = context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source_() : true;
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send(run);
   context_.results.flush(kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns,
@@ -223,11 +227,10 @@ bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
   if (kind_ != LedgerKind::order_create) return false;
   const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
   if (!cancel || cancel->state == LedgerState::withdrawn) return false;
-  constexpr const char* kWhy = "cancelled at the merchant before it was created: never sent";
-  context_.ledger.withdraw(LedgerKind::order_create, entry.source_key, cancel->content_hash, kWhy);
-  context_.ledger.withdraw(LedgerKind::order_cancel, entry.source_key, cancel->content_hash, kWhy);
+  context_.ledger.withdraw(LedgerKind::order_create, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
+  context_.ledger.withdraw(LedgerKind::order_cancel, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
   context_.metrics.count_items(name(), "withdrawn");
-  spdlog::info("order {}: {}", entry.source_key, kWhy);
+  spdlog::info("order {}: {}", entry.source_key, kCancelledBeforeCreation);
   return true;
 }
 

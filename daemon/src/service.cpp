@@ -101,7 +101,10 @@ void Service::add_jobs() {
                     sync.push_orders.interval);
   }
   if (sync.push_cancels.enabled) {
-    scheduler_->add(std::make_unique<CancelPushJob>(context, sync.push_cancels, poll_orders),
+    // One job reads the orders table: push_orders when it runs, so that its backpressure holds.
+    const auto poll_for_cancels = sync.push_orders.enabled ? std::function<bool()>([] { return false; })
+                                                           : std::function<bool()>(poll_orders);
+    scheduler_->add(std::make_unique<CancelPushJob>(context, sync.push_cancels, poll_for_cancels),
                     sync.push_cancels.interval);
   }
   if (sync.push_returns.enabled) {

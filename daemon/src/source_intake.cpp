@@ -20,7 +20,6 @@ using merchant::OrderRow;
 using merchant::ReturnRow;
 
 constexpr const char* kStartingPointName = "starting_point";
-constexpr const char* kNeverCreated = "cancelled at the merchant before it was created: never sent";
 
 template <typename Row>
 constexpr LedgerKind create_kind() {
@@ -167,9 +166,9 @@ void SourceIntake<Row>::take(const Row& row) {
                               create->state == LedgerState::rejected || create->state == LedgerState::withdrawn;
       if (never_sent) {
         if (create && create->state == LedgerState::withdrawn) return;
-        ledger_.withdraw(kind, key, row.content_hash, kNeverCreated);
+        ledger_.withdraw(kind, key, row.content_hash, kCancelledBeforeCreation);
         metrics_.count_items(job, "withdrawn");
-        spdlog::info("order {}: {}", key, kNeverCreated);
+        spdlog::info("order {}: {}", key, kCancelledBeforeCreation);
       } else {
         // Sent or being sent: the cancel follows once the create is settled.
         ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");

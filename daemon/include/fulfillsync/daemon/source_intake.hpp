@@ -21,6 +21,9 @@
 
 namespace fulfillsync::daemon {
 
+// Why an order's create (and cancel) entries are withdrawn.
+inline constexpr const char* kCancelledBeforeCreation = "cancelled at the merchant before it was created: never sent";
+
 // The cursors table's encoding of a source cursor.
 std::string encode_cursor(const merchant::ChangeCursor& cursor);
 std::optional<merchant::ChangeCursor> decode_cursor(std::string_view position);
