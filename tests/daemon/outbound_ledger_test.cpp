@@ -50,12 +50,15 @@ TEST_F(OutboundLedgerTest, TheHappyPathRecordsTheRemoteId) {
 }
 
 TEST_F(OutboundLedgerTest, InFlightIsDurableAndACrashLeavesItUnknown) {
-  ledger.offer(kOrder, "A-1", "h", "{}");
-  ledger.mark_in_flight(kOrder, "A-1");
-  // The process dies here; a new one opens the same store.
-  store.reset();
-  store = std::make_unique<CheckpointStore>(dir / "checkpoint.db");
-  OutboundLedger reopened(*store);
+  const auto path = dir / "crashed.db";
+  {
+    CheckpointStore crashed(path);
+    OutboundLedger before(crashed);
+    before.offer(kOrder, "A-1", "h", "{}");
+    before.mark_in_flight(kOrder, "A-1");
+  }  // The process dies here; a new one opens the same store.
+  CheckpointStore store_again(path);
+  OutboundLedger reopened(store_again);
   EXPECT_EQ(reopened.recover_interrupted(), 1);
   const auto entry = reopened.find(kOrder, "A-1");
   EXPECT_EQ(entry->state, LedgerState::unknown);
