@@ -1,6 +1,9 @@
 // The admin path /_sandbox/...: inspect and steer the sandbox (documented in sandbox/README.md).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "fulfillsync/sandbox/handlers.hpp"
 #include "fulfillsync/sandbox/render.hpp"
 #include "fulfillsync/sandbox/sandbox.hpp"
@@ -9,6 +12,22 @@ namespace fulfillsync::sandbox {
 namespace {
 
 std::string iso(TimePoint when) { return timestamps::format_iso8601(when); }
+
+constexpr std::string_view kInventoryPrefix = "/_sandbox/inventory/";
+constexpr std::string_view kLotsSuffix = "/lots";
+
+// An admin request body as a JSON object; otherwise records why under "$".
+std::optional<simdjson::dom::object> admin_body(simdjson::dom::parser& parser, const HttpRequest& request,
+                                                Validation& validation) {
+  const auto root = parse_body(parser, request.body, validation);
+  simdjson::dom::object object;
+  if (!root) return std::nullopt;
+  if (root->get_object().get(object) != simdjson::SUCCESS) {
+    validation.add("$", "Expected a JSON object.");
+    return std::nullopt;
+  }
+  return object;
+}
 
 HttpResponse admin_orders(Sandbox& sandbox, const Query& query) {
   Validation validation;
@@ -36,6 +55,7 @@ HttpResponse admin_orders(Sandbox& sandbox, const Query& query) {
           .field("tracking_number", has_tracking(shipment) ? std::optional<std::string>(tracking_number(shipment))
                                                            : std::nullopt)
           .field("is_tracking_uploaded", shipment.is_tracking_uploaded)
+          .field("tracking_upload_marks", shipment.tracking_upload_marks)
           .field("last_update_at", iso(shipment.last_update_at))
           .end_object();
     }
@@ -90,11 +110,9 @@ HttpResponse set_faults(Sandbox& sandbox, const HttpRequest& request, const Quer
 HttpResponse add_token(Sandbox& sandbox, const HttpRequest& request) {
   Validation validation;
   simdjson::dom::parser parser;
-  const auto root = parse_body(parser, request.body, validation);
-  simdjson::dom::object object;
-  if (root && root->get_object().get(object) != simdjson::SUCCESS) validation.add("$", "Expected a JSON object.");
-  if (!validation.ok()) return validation_problem(400, validation, request.path());
-  ObjectReader r(object, "", validation);
+  const auto object = admin_body(parser, request, validation);
+  if (!object) return validation_problem(400, validation, request.path());
+  ObjectReader r(*object, "", validation);
   const auto token = r.string("token", {.required = true, .min_length = 1});
   const auto merchant_id = r.integer("merchant_id", {.min = 1}).value_or(kDefaultMerchantId);
   if (!validation.ok()) return validation_problem(400, validation, request.path());
@@ -108,11 +126,9 @@ HttpResponse add_token(Sandbox& sandbox, const HttpRequest& request) {
 HttpResponse add_oauth_client(Sandbox& sandbox, const HttpRequest& request) {
   Validation validation;
   simdjson::dom::parser parser;
-  const auto root = parse_body(parser, request.body, validation);
-  simdjson::dom::object object;
-  if (root && root->get_object().get(object) != simdjson::SUCCESS) validation.add("$", "Expected a JSON object.");
-  if (!validation.ok()) return validation_problem(400, validation, request.path());
-  ObjectReader r(object, "", validation);
+  const auto object = admin_body(parser, request, validation);
+  if (!object) return validation_problem(400, validation, request.path());
+  ObjectReader r(*object, "", validation);
   OAuthClient client;
   if (auto id = r.string("client_id", {.required = true, .min_length = 1})) client.client_id = std::string(*id);
   if (auto secret = r.string("client_secret", {.required = true, .min_length = 1})) client.client_secret = std::string(*secret);
@@ -138,6 +154,62 @@ HttpResponse add_oauth_client(Sandbox& sandbox, const HttpRequest& request) {
   w.begin_object().field("client_id", client.client_id).end_object();
   sandbox.auth().add_client(std::move(client));
   return json_response(201, w.take());
+}
+
+// Sets the on-hand stock of one lot at one center, so tests can make lots appear, change and
+// disappear. The change is recorded as an Adjustment, as the provider's history would show it.
+HttpResponse set_lot_stock(Sandbox& sandbox, const HttpRequest& request, std::string_view inventory_id) {
+  const std::string_view path = request.path();
+  const auto id = parse_int(inventory_id);
+  Store& store = sandbox.store();
+  const auto found = id ? store.inventory.find(*id) : store.inventory.end();
+  if (found == store.inventory.end()) {
+    return problem(404, "Inventory item " + std::string(inventory_id) + " was not found.", path);
+  }
+  InventoryItem& item = found->second;
+  Validation validation;
+  simdjson::dom::parser parser;
+  const auto object = admin_body(parser, request, validation);
+  if (!object) return validation_problem(400, validation, path);
+  ObjectReader r(*object, "", validation);
+  const auto lot_number = r.string("lot_number", {.required = true, .max_length = 100});
+  const auto location_id = r.integer("location_id", {.required = true});
+  const auto on_hand = r.integer("on_hand", {.required = true, .min = 0});
+  const auto lot_date = r.date_time("lot_date");
+  const auto merchant_id = r.integer("merchant_id", {.min = 1}).value_or(kDefaultMerchantId);
+  if (location_id && store.find_fulfillment_center(static_cast<int>(*location_id)) == nullptr) {
+    validation.add("location_id", "No fulfillment center has id " + std::to_string(*location_id) + ".");
+  }
+  if (!validation.ok()) return validation_problem(400, validation, path);
+  if (item.merchant_id != merchant_id) {
+    return problem(404, "Inventory item " + std::to_string(item.id) + " is not merchant " +
+                            std::to_string(merchant_id) + "'s.", path);
+  }
+
+  const int location = static_cast<int>(*location_id);
+  auto level = std::find_if(item.lots.begin(), item.lots.end(), [&](const LotLevel& l) {
+    return l.location_id == location && l.lot_number == *lot_number;
+  });
+  if (level == item.lots.end()) {
+    LotLevel created;
+    created.lot_number = std::string(*lot_number);
+    created.location_id = location;
+    item.lots.push_back(std::move(created));
+    level = item.lots.end() - 1;
+  }
+  const std::int64_t change = *on_hand - level->on_hand;
+  level->on_hand = *on_hand;
+  if (lot_date) level->lot_date = lot_date;
+  if (change != 0) {
+    store.record_inventory_event(item.merchant_id, item.id, "Adjustment",
+                                 static_cast<int>(std::clamp<std::int64_t>(change, INT32_MIN, INT32_MAX)), location,
+                                 level->lot_number, sandbox.clock().now(), "sandbox admin");
+  }
+  // Nothing left at this center: the lot is gone from it (and a later set starts without a lot_date).
+  if (level->empty()) item.lots.erase(level);
+  JsonWriter w;
+  write_lot_levels(w, store, item);
+  return json_response(200, w.take());
 }
 
 // Many orders at once for the memory benchmark: the same orders POST /order would make.
@@ -243,6 +315,13 @@ HttpResponse handle_admin(Sandbox& sandbox, const HttpRequest& request) {
   if (method == "POST" && path == "/_sandbox/tokens") return add_token(sandbox, request);
   if (method == "POST" && path == "/_sandbox/oauth-clients") return add_oauth_client(sandbox, request);
   if (method == "POST" && path == "/_sandbox/orders:bulk") return bulk_orders(sandbox, query);
+  if (path.starts_with(kInventoryPrefix) && path.ends_with(kLotsSuffix) &&
+      path.size() > kInventoryPrefix.size() + kLotsSuffix.size()) {
+    if (method != "POST") return problem(405, "Method not allowed.", path);
+    return set_lot_stock(sandbox, request,
+                         path.substr(kInventoryPrefix.size(),
+                                     path.size() - kInventoryPrefix.size() - kLotsSuffix.size()));
+  }
   return problem(404, "No admin operation has this method and path (see sandbox/README.md).", path);
 }
 

@@ -465,6 +465,7 @@ HttpResponse batch_update_tracking_upload(Call& call) {
     }
   }
   if (!validation.ok()) return validation_problem(400, validation, call.path());
+  ++call.sandbox.stats().tracking_upload_requests;
   JsonWriter w;
   w.begin_object().key("results").begin_array();
   std::size_t successful = 0;
@@ -480,6 +481,7 @@ HttpResponse batch_update_tracking_upload(Call& call) {
           .field("message", "Shipment " + std::to_string(id) + " belongs to another merchant.").end_object();
     } else {
       shipment->is_tracking_uploaded = *flag;
+      if (*flag) ++shipment->tracking_upload_marks;
       ++successful;
       w.field("isSuccess", true).null_field("error");
     }

@@ -450,9 +450,11 @@ void write_lot_levels(JsonWriter& w, Store& store, const InventoryItem& item) {
       .field("sku", item.sku)
       .key("lots")
       .begin_array();
-  // One entry per lot number, with its per-location breakdown.
+  // One entry per lot number, with its per-location breakdown; empty levels are left out, so a
+  // lot at zero everywhere is not listed.
   std::vector<std::string> lot_numbers;
   for (const auto& lot : item.lots) {
+    if (lot.empty()) continue;
     if (std::find(lot_numbers.begin(), lot_numbers.end(), lot.lot_number) == lot_numbers.end()) {
       lot_numbers.push_back(lot.lot_number);
     }
@@ -461,7 +463,7 @@ void write_lot_levels(JsonWriter& w, Store& store, const InventoryItem& item) {
     std::int64_t awaiting = 0, committed = 0, fulfillable = 0, transfer = 0, on_hand = 0;
     std::optional<TimePoint> lot_date;
     for (const auto& lot : item.lots) {
-      if (lot.lot_number != number) continue;
+      if (lot.lot_number != number || lot.empty()) continue;
       awaiting += lot.awaiting;
       committed += lot.committed;
       fulfillable += lot.fulfillable();
@@ -479,7 +481,7 @@ void write_lot_levels(JsonWriter& w, Store& store, const InventoryItem& item) {
         .key("locations")
         .begin_array();
     for (const auto& lot : item.lots) {
-      if (lot.lot_number != number) continue;
+      if (lot.lot_number != number || lot.empty()) continue;
       const FulfillmentCenter* center = store.find_fulfillment_center(lot.location_id);
       w.begin_object()
           .field("location_id", lot.location_id)

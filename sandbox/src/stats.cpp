@@ -16,7 +16,8 @@ std::string Stats::to_json() const {
   }
   w.end_array().field("requests_total", total).key("creates").begin_object();
   for (const auto& [kind, count] : creates) w.field(kind, count);
-  w.end_object().field("duplicates_refused", duplicates_refused).field("rate_limited", rate_limited);
+  w.end_object().field("duplicates_refused", duplicates_refused).field("rate_limited", rate_limited)
+      .field("tracking_upload_requests", tracking_upload_requests);
   w.key("faults_injected").begin_object();
   for (const auto& [kind, count] : faults) w.field(kind, count);
   w.end_object().end_object();

@@ -62,6 +62,8 @@ struct LotLevel {
   std::int64_t awaiting = 0;
   std::int64_t internal_transfer = 0;
   std::int64_t fulfillable() const { return on_hand > committed ? on_hand - committed : 0; }
+  // Holds nothing: not listed, as if absent (shipping or a cancel can leave one behind).
+  bool empty() const { return on_hand == 0 && committed == 0 && awaiting == 0 && internal_transfer == 0; }
 };
 
 struct InventoryItem {
@@ -149,6 +151,8 @@ struct Shipment {
   bool follows_schedule = true;  // false once /simulate/shipment drives it
   bool is_tracking_uploaded = false;
   std::uint32_t generation = 0;  // bumped on each change, so stale scheduled steps are skipped
+  // Successful requests that set is_tracking_uploaded to true (admin view: tests prove "marked once").
+  std::uint32_t tracking_upload_marks = 0;
   TimePoint created{};
   TimePoint last_update_at{};
   // Set when the shipment leaves the warehouse; it then has tracking (see tracking_number()).
