@@ -46,6 +46,19 @@ class CountingDatabase final : public MerchantDatabase {
   std::optional<SyncResult> read_result(SourceKind kind, std::string_view key) override {
     return db_.read_result(kind, key);
   }
+  void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override {
+    db_.write_shipments(orders, shipments);
+  }
+  std::vector<TrackingToMark> tracking_to_mark(std::int64_t after, std::size_t limit, bool acknowledged_only) override {
+    return db_.tracking_to_mark(after, limit, acknowledged_only);
+  }
+  void record_tracking_marks(std::span<const TrackingMarkResult> results) override { db_.record_tracking_marks(results); }
+  void write_return_statuses(std::span<const ReturnStatusRecord> returns) override { db_.write_return_statuses(returns); }
+  LotChanges replace_lots(std::int64_t id, std::span<const LotRecord> lots) override { return db_.replace_lots(id, lots); }
+  int remove_lots_except(std::span<const std::int64_t> ids) override { return db_.remove_lots_except(ids); }
+  void write_timeline(std::int64_t id, std::span<const TimelineEntryRecord> entries) override {
+    db_.write_timeline(id, entries);
+  }
 
  private:
   MerchantDatabase& db_;

@@ -31,9 +31,11 @@ std::vector<std::string> keys(const std::vector<OrderRow>& rows) {
 
 TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
   auto db = open("shop_sync_");
-  EXPECT_EQ(db->result_schema_version(), 1);
-  EXPECT_TRUE(app.tableExists("shop_sync_order_sync"));
-  EXPECT_TRUE(app.tableExists("shop_sync_return_sync"));
+  EXPECT_EQ(db->result_schema_version(), 2);
+  for (const char* table : {"order_sync", "return_sync", "shipments", "shipment_items", "tracking", "inventory_lots",
+                            "shipment_timeline"}) {
+    EXPECT_TRUE(app.tableExists(fmt::format("shop_sync_{}", table))) << table;
+  }
   EXPECT_TRUE(app.tableExists("shop_sync_schema_migrations"));
   EXPECT_FALSE(app.tableExists("fulfillsync_order_sync"));
 }
@@ -41,15 +43,15 @@ TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
 TEST_F(MerchantDatabaseTest, MigratingAgainChangesNothing) {
   open().reset();
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 1);
-  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 1);
+  EXPECT_EQ(db->result_schema_version(), 2);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 2);
 }
 
 TEST_F(MerchantDatabaseTest, PrefixesKeepTheirOwnVersions) {
   open("a_");
   app.exec("DROP TABLE a_order_sync");  // a_ is damaged; b_ must not care
   auto db = open("b_");
-  EXPECT_EQ(db->result_schema_version(), 1);
+  EXPECT_EQ(db->result_schema_version(), 2);
   EXPECT_TRUE(app.tableExists("b_order_sync"));
 }
 
@@ -58,18 +60,18 @@ TEST_F(MerchantDatabaseTest, UpgradesFromAnEmptyVersionTable) {
   app.exec("CREATE TABLE fulfillsync_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
            "applied_at TEXT NOT NULL DEFAULT '')");
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 1);
+  EXPECT_EQ(db->result_schema_version(), 2);
   EXPECT_TRUE(app.tableExists("fulfillsync_order_sync"));
 }
 
 TEST_F(MerchantDatabaseTest, RefusesResultTablesFromANewerDaemon) {
   open().reset();
-  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (2, 'from the future')");
+  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (3, 'from the future')");
   try {
     open();
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("schema version 2"));
+    EXPECT_THAT(e.what(), HasSubstr("schema version 3"));
   }
 }
 
@@ -80,12 +82,12 @@ TEST_F(MerchantDatabaseTest, UnmanagedResultTablesMustBeThereAlready) {
     SqliteMerchantDatabase db(unmanaged);
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 1"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 2"));
   }
   EXPECT_FALSE(app.tableExists("fulfillsync_order_sync"));  // nothing created
   open().reset();
   SqliteMerchantDatabase db(unmanaged);
-  EXPECT_EQ(db.result_schema_version(), 1);
+  EXPECT_EQ(db.result_schema_version(), 2);
 }
 
 TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
@@ -300,6 +302,418 @@ TEST_F(MerchantDatabaseTest, MissingFileIsAClearError) {
   auto missing = config();
   missing.sqlite.path = dir / "nope.db";
   EXPECT_THROW(SqliteMerchantDatabase db(missing), MerchantDatabaseError);
+}
+
+// --- The tables the pull jobs write.
+
+// Every row `sql` returns, as "value|value|...", NULL for null: what the tests compare.
+std::vector<std::string> rows(SQLite::Database& db, const std::string& sql) {
+  std::vector<std::string> out;
+  SQLite::Statement query(db, sql);
+  while (query.executeStep()) {
+    std::string row;
+    for (int i = 0; i < query.getColumnCount(); ++i) {
+      row += (i == 0 ? "" : "|") + (query.getColumn(i).isNull() ? std::string("NULL") : query.getColumn(i).getString());
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// The result migrations applied with the prefix substituted and recorded, as the README tells a DBA.
+void apply_by_hand(SQLite::Database& db, std::initializer_list<std::pair<int, const char*>> migrations) {
+  db.exec("CREATE TABLE fulfillsync_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+          "applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+  for (const auto& [version, name] : migrations) {
+    std::string sql = testing::read_file(
+        testing::source_path(fmt::format("schema/merchant/results/{:04}_{}.sql", version, name)));
+    for (auto at = sql.find("{prefix}"); at != std::string::npos; at = sql.find("{prefix}", at)) {
+      sql.replace(at, 8, "fulfillsync_");
+    }
+    db.exec(sql);
+    db.exec(fmt::format("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES ({}, '{}')", version, name));
+  }
+}
+
+TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
+  apply_by_hand(app, {{1, "sync_state"}});
+  app.exec("INSERT INTO fulfillsync_order_sync (reference_id, state, remote_id, remote_status, attempts, "
+           "content_hash, first_seen_at, updated_at) VALUES ('O-1', 'created', 101, 'Processing', 1, 'aa', "
+           "'2026-03-01T10:00:00.000Z', '2026-03-01T10:00:01.000Z');"
+           "INSERT INTO fulfillsync_return_sync (reference_id, state, remote_id, first_seen_at, updated_at) "
+           "VALUES ('RMA-1', 'created', 9, '2026-03-01T10:00:00.000Z', '2026-03-01T10:00:01.000Z')");
+  auto unmanaged = config();
+  unmanaged.manage_result_tables = false;
+  try {
+    SqliteMerchantDatabase db(unmanaged);
+    FAIL() << "opened";
+  } catch (const MerchantDatabaseError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 1, this fulfillsync writes version 2"));
+  }
+
+  auto db = open();
+  EXPECT_EQ(db->result_schema_version(), 2);
+  EXPECT_THAT(rows(app, "SELECT version, name FROM fulfillsync_schema_migrations ORDER BY version"),
+              ElementsAre("1|sync_state", "2|pulled"));
+  EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_id, remote_status, attempts, content_hash, first_seen_at, "
+                        "updated_at, remote_updated_at FROM fulfillsync_order_sync"),
+              ElementsAre("O-1|created|101|Processing|1|aa|2026-03-01T10:00:00.000Z|2026-03-01T10:00:01.000Z|NULL"));
+  EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_id, remote_status, remote_updated_at, arrived_at, "
+                        "cancelled_at, status_history, actions_taken FROM fulfillsync_return_sync"),
+              ElementsAre("RMA-1|created|9|NULL|NULL|NULL|NULL|NULL|NULL"));
+  EXPECT_EQ(db->read_result(SourceKind::orders, "O-1")->remote_id, 101);
+}
+
+TEST_F(MerchantDatabaseTest, BothMigrationsAppliedByHandSatisfyAnUnmanagedDaemon) {
+  apply_by_hand(app, {{1, "sync_state"}, {2, "pulled"}});
+  auto unmanaged = config();
+  unmanaged.manage_result_tables = false;
+  SqliteMerchantDatabase db(unmanaged);
+  EXPECT_EQ(db.result_schema_version(), 2);
+  db.replace_lots(7001, std::vector<LotRecord>{{.lot_number = "A", .location_id = 8}});
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 1);
+}
+
+class PulledRecordsTest : public MerchantDatabaseTest {
+ protected:
+  // An order the daemon created, as the push jobs leave it.
+  void created_order(const std::string& reference_id, std::int64_t remote_id) {
+    db->write_results(SourceKind::orders,
+                      std::vector<SyncResult>{{.reference_id = reference_id, .state = "created", .remote_id = remote_id,
+                                               .remote_status = "Processing", .attempts = 1, .updated_at = t0}});
+  }
+
+  static ShipmentRecord shipment(std::int64_t id, const std::string& last_update_at,
+                                 std::string status = "Processing") {
+    return {.shipment_id = id,
+            .order_id = 101,
+            .order_reference_id = "O-1",
+            .status = std::move(status),
+            .status_detail_id = 201,
+            .status_detail_name = "InTransit",
+            .location_id = 8,
+            .location_name = "Reno",
+            .ship_option = "Ground",
+            .created_date = "2026-03-01T09:00:00.000Z",
+            .estimated_fulfillment_date = "2026-03-03T00:00:00.000Z",
+            .last_update_at = last_update_at,
+            .invoice_amount = "12.30",
+            .invoice_currency_code = "USD",
+            .tracking = TrackingRecord{.tracking_number = "1Z999",
+                                       .carrier = "UPS",
+                                       .carrier_service = "Ground",
+                                       .tracking_url = "https://ups.example/1Z999",
+                                       .shipping_date = "2026-03-02T08:00:00.000Z"},
+            .items = {{.line_number = 1,
+                       .product_id = 3001,
+                       .product_reference_id = "TSHIRT-M",
+                       .sku = "TSHIRT-M",
+                       .product_name = "T-Shirt M",
+                       .inventory_id = 7001,
+                       .lot = "LOT-A",
+                       .expiration_date = "2027-01-01T00:00:00.000Z",
+                       .quantity = 2,
+                       .quantity_committed = 2,
+                       .serial_numbers = {"SN-1", "SN \"2\""}},
+                      {.line_number = 2, .product_reference_id = "MUG", .quantity = 1}}};
+  }
+
+  static LotRecord lot(std::string number, std::int64_t location_id, std::int64_t on_hand) {
+    return {.lot_number = std::move(number),
+            .lot_date = "2027-01-01T00:00:00.000Z",
+            .location_id = location_id,
+            .location_name = "Reno",
+            .quantities = {.awaiting = 0, .committed = 1, .fulfillable = on_hand - 1, .on_hand = on_hand}};
+  }
+
+  std::vector<std::string> shipment_rows() {
+    return rows(app,
+                "SELECT shipment_id, order_id, order_reference_id, status, status_detail_id, status_detail_name, "
+                "location_id, location_name, ship_option, created_date, actual_fulfillment_date, "
+                "estimated_fulfillment_date, delivery_date, last_update_at, invoice_amount, invoice_currency_code, "
+                "is_tracking_uploaded FROM fulfillsync_shipments ORDER BY shipment_id");
+  }
+  std::vector<std::string> item_rows() {
+    return rows(app, "SELECT * FROM fulfillsync_shipment_items ORDER BY shipment_id, line_number");
+  }
+  std::vector<std::string> tracking_rows() {
+    return rows(app, "SELECT * FROM fulfillsync_tracking ORDER BY shipment_id");
+  }
+  std::vector<std::string> lot_rows() {
+    return rows(app,
+                "SELECT inventory_id, lot_number, location_id, location_name, lot_date, awaiting_quantity, "
+                "committed_quantity, fulfillable_quantity, internal_transfer_quantity, on_hand_quantity "
+                "FROM fulfillsync_inventory_lots ORDER BY inventory_id, lot_number, location_id");
+  }
+  static std::pair<int, int> counts(LotChanges changes) { return {changes.written, changes.removed}; }
+
+  const timestamps::TimePoint t0 = timestamps::parse_iso8601("2026-03-01T10:00:00Z").value();
+  const std::string t1 = "2026-03-02T10:00:00.000Z", t2 = "2026-03-02T11:00:00.000Z", t3 = "2026-03-02T12:00:00.000Z";
+  std::unique_ptr<SqliteMerchantDatabase> db = open();
+};
+
+TEST_F(PulledRecordsTest, WritesShipmentsWithItemsAndTrackingAndAReplayChangesNothing) {
+  created_order("O-1", 101);
+  const std::vector<OrderStatusRecord> orders = {
+      {.reference_id = "O-1", .remote_id = 101, .status = "Processing", .as_of = t1}};
+  const std::vector<ShipmentRecord> shipments = {shipment(5001, t1)};
+  db->write_shipments(orders, shipments);
+
+  EXPECT_THAT(shipment_rows(), ElementsAre("5001|101|O-1|Processing|201|InTransit|8|Reno|Ground|"
+                                           "2026-03-01T09:00:00.000Z|NULL|2026-03-03T00:00:00.000Z|NULL|"
+                                           "2026-03-02T10:00:00.000Z|12.30|USD|0"));
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments WHERE typeof(invoice_amount) = 'text' "
+                       "AND synced_at LIKE '____-__-__T__:__:__.___Z'"),
+            1);
+  EXPECT_THAT(item_rows(), ElementsAre("5001|1|3001|TSHIRT-M|TSHIRT-M|T-Shirt M|7001|LOT-A|2027-01-01T00:00:00.000Z|2|2|"
+                                       R"(["SN-1","SN \"2\""])",
+                                       "5001|2|NULL|MUG|NULL|NULL|NULL|NULL|NULL|1|NULL|[]"));
+  EXPECT_EQ(count(app, "SELECT json_array_length(serial_numbers) FROM fulfillsync_shipment_items WHERE line_number = 1"),
+            2);
+  const auto tracking = rows(app,
+                             "SELECT shipment_id, order_id, order_reference_id, tracking_number, carrier, "
+                             "carrier_service, tracking_url, scac, bol, pro_number, shipping_date, "
+                             "last_tracking_update_at, acknowledged_at, upload_marked_at, mark_attempts, mark_error, "
+                             "written_at IS NOT NULL FROM fulfillsync_tracking");
+  EXPECT_THAT(tracking, ElementsAre("5001|101|O-1|1Z999|UPS|Ground|https://ups.example/1Z999|NULL|NULL|NULL|"
+                                    "2026-03-02T08:00:00.000Z|NULL|NULL|NULL|0|NULL|1"));
+  EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_status, remote_updated_at FROM fulfillsync_order_sync"),
+              ElementsAre("O-1|created|Processing|2026-03-02T10:00:00.000Z"));
+
+  // The same page again (a pull that repeats work after a restart): the same rows, written_at kept.
+  const auto shipments_before = shipment_rows(), items_before = item_rows(), tracking_before = tracking_rows();
+  db->write_shipments(orders, shipments);
+  EXPECT_EQ(shipment_rows(), shipments_before);
+  EXPECT_EQ(item_rows(), items_before);
+  EXPECT_EQ(tracking_rows(), tracking_before);
+}
+
+TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsItems) {
+  db->write_shipments({}, std::vector{shipment(5001, t2)});
+  const auto stored = rows(app, "SELECT * FROM fulfillsync_shipments");  // synced_at included
+  const auto items = item_rows();
+
+  // A record older than the row (read before the newer one, written after it).
+  auto older = shipment(5001, t1, "None");
+  older.items.resize(1);
+  older.tracking->tracking_number = "OLD";
+  db->write_shipments({}, std::vector{older});
+  EXPECT_EQ(rows(app, "SELECT * FROM fulfillsync_shipments"), stored);
+  EXPECT_EQ(item_rows(), items);
+  EXPECT_THAT(rows(app, "SELECT tracking_number FROM fulfillsync_tracking"), ElementsAre("1Z999"));
+
+  // A newer one without tracking: the row and its items are replaced, the tracking row stays.
+  auto newer = shipment(5001, t3, "Completed");
+  newer.is_tracking_uploaded = true;
+  newer.delivery_date = t3;
+  newer.tracking.reset();
+  newer.items = {{.line_number = 1, .product_reference_id = "HAT", .quantity = 3}};
+  db->write_shipments({}, std::vector{newer});
+  EXPECT_THAT(shipment_rows(), ElementsAre("5001|101|O-1|Completed|201|InTransit|8|Reno|Ground|"
+                                           "2026-03-01T09:00:00.000Z|NULL|2026-03-03T00:00:00.000Z|"
+                                           "2026-03-02T12:00:00.000Z|2026-03-02T12:00:00.000Z|12.30|USD|1"));
+  EXPECT_THAT(item_rows(), ElementsAre("5001|1|NULL|HAT|NULL|NULL|NULL|NULL|NULL|3|NULL|[]"));
+  EXPECT_THAT(rows(app, "SELECT tracking_number FROM fulfillsync_tracking"), ElementsAre("1Z999"));
+}
+
+TEST_F(PulledRecordsTest, WritingShipmentsIsOneTransaction) {
+  created_order("O-1", 101);
+  auto broken = shipment(5002, t1);
+  broken.items.push_back(broken.items.front());  // the same line twice
+  EXPECT_THROW(db->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = "O-1", .status = "Fulfilled",
+                                                                   .as_of = t1}},
+                                   std::vector{shipment(5001, t1), broken}),
+               MerchantDatabaseError);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments"), 0);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_items"), 0);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_tracking"), 0);
+  EXPECT_THAT(rows(app, "SELECT remote_status, remote_updated_at FROM fulfillsync_order_sync"),
+              ElementsAre("Processing|NULL"));
+}
+
+TEST_F(PulledRecordsTest, OrderStatusesOnlyMoveForwardAndOnlyForPushedOrders) {
+  created_order("O-1", 101);
+  created_order("O-2", 102);
+  const auto status = [&](std::string reference_id, std::string value, std::string as_of) {
+    db->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = std::move(reference_id),
+                                                        .status = std::move(value),
+                                                        .as_of = std::move(as_of)}},
+                        {});
+  };
+  const auto statuses = [&] {
+    return rows(app, "SELECT reference_id, remote_status, remote_updated_at FROM fulfillsync_order_sync "
+                     "ORDER BY reference_id");
+  };
+  status("O-1", "PartiallyFulfilled", t2);
+  status("O-9", "Processing", t2);  // not pushed by this daemon: no row
+  EXPECT_THAT(statuses(), ElementsAre("O-1|PartiallyFulfilled|2026-03-02T11:00:00.000Z", "O-2|Processing|NULL"));
+
+  status("O-1", "Processing", t1);  // older
+  EXPECT_THAT(statuses(), ElementsAre("O-1|PartiallyFulfilled|2026-03-02T11:00:00.000Z", "O-2|Processing|NULL"));
+  status("O-1", "Fulfilled", t2);  // as new: the later pull wins
+  EXPECT_THAT(statuses(), ElementsAre("O-1|Fulfilled|2026-03-02T11:00:00.000Z", "O-2|Processing|NULL"));
+
+  // A later ledger write (a change the API cannot apply) keeps the status the pull brought.
+  db->write_results(SourceKind::orders,
+                    std::vector<SyncResult>{{.reference_id = "O-1", .state = "created", .remote_id = 101,
+                                             .remote_status = "Processing", .note = "shipping_method changed",
+                                             .attempts = 1, .updated_at = t0 + std::chrono::hours(48)}});
+  EXPECT_THAT(rows(app, "SELECT remote_status, note FROM fulfillsync_order_sync WHERE reference_id = 'O-1'"),
+              ElementsAre("Fulfilled|shipping_method changed"));
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_order_sync"), 2);
+}
+
+TEST_F(PulledRecordsTest, ANewTrackingNumberNeedsANewAcknowledgementButStaysMarked) {
+  db->write_shipments({}, std::vector{shipment(5001, t1)});
+  // The merchant's application has the tracking; the daemon told the provider.
+  app.exec("UPDATE fulfillsync_tracking SET acknowledged_at = '2026-03-02T10:05:00.000Z', "
+           "written_at = '2000-01-01T00:00:00.000Z'");
+  db->record_tracking_marks(std::vector<TrackingMarkResult>{
+      {.shipment_id = 5001, .marked_at = "2026-03-02T10:06:00.000Z", .attempts = 1}});
+  const std::string columns =
+      "SELECT tracking_number, carrier_service, last_tracking_update_at, "
+      "written_at = '2000-01-01T00:00:00.000Z', acknowledged_at, upload_marked_at, mark_attempts, mark_error "
+      "FROM fulfillsync_tracking";
+
+  auto same_number = shipment(5001, t2);
+  same_number.tracking->last_tracking_update_at = t2;
+  db->write_shipments({}, std::vector{same_number});
+  EXPECT_THAT(rows(app, columns), ElementsAre("1Z999|Ground|2026-03-02T11:00:00.000Z|1|2026-03-02T10:05:00.000Z|"
+                                              "2026-03-02T10:06:00.000Z|1|NULL"));
+
+  // written_at moves to when the new number came; marking is the shipment's and stays.
+  auto new_number = shipment(5001, t3);
+  new_number.tracking = TrackingRecord{.tracking_number = "1Z777", .carrier = "UPS"};
+  db->write_shipments({}, std::vector{new_number});
+  EXPECT_THAT(rows(app, columns), ElementsAre("1Z777|NULL|NULL|0|NULL|2026-03-02T10:06:00.000Z|1|NULL"));
+}
+
+TEST_F(PulledRecordsTest, TrackingToMarkPagesInShipmentOrder) {
+  std::vector<ShipmentRecord> shipments;
+  for (std::int64_t id : {30, 10, 40, 20}) {
+    auto tracked = shipment(id, t1);
+    tracked.order_id = 100 + id;
+    tracked.tracking->tracking_number = fmt::format("TN-{}", id);
+    shipments.push_back(std::move(tracked));
+  }
+  auto untracked = shipment(5, t1);
+  untracked.tracking.reset();
+  shipments.push_back(std::move(untracked));
+  db->write_shipments({}, shipments);
+  db->record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 40, .marked_at = t2, .attempts = 1}});
+  app.exec("UPDATE fulfillsync_tracking SET acknowledged_at = '2026-03-02T10:30:00.000Z' WHERE shipment_id IN (20, 30)");
+
+  EXPECT_THAT(db->tracking_to_mark(0, 10, false),
+              ElementsAre(TrackingToMark{10, 110}, TrackingToMark{20, 120}, TrackingToMark{30, 130}));
+  EXPECT_THAT(db->tracking_to_mark(0, 2, false), ElementsAre(TrackingToMark{10, 110}, TrackingToMark{20, 120}));
+  EXPECT_THAT(db->tracking_to_mark(20, 2, false), ElementsAre(TrackingToMark{30, 130}));
+  EXPECT_THAT(db->tracking_to_mark(0, 10, true), ElementsAre(TrackingToMark{20, 120}, TrackingToMark{30, 130}));
+  EXPECT_THAT(db->tracking_to_mark(20, 10, true), ElementsAre(TrackingToMark{30, 130}));
+  EXPECT_THAT(db->tracking_to_mark(30, 10, false), IsEmpty());
+}
+
+TEST_F(PulledRecordsTest, RecordsMarkFailuresThenTheMark) {
+  auto other = shipment(20, t1);
+  other.tracking->tracking_number = "TN-20";
+  db->write_shipments({}, std::vector{shipment(10, t1), other});
+  const std::string columns =
+      "SELECT shipment_id, upload_marked_at, mark_error, mark_attempts FROM fulfillsync_tracking ORDER BY shipment_id";
+
+  db->record_tracking_marks(std::vector<TrackingMarkResult>{
+      {.shipment_id = 10, .error = "429 Too Many Requests", .attempts = 1},
+      {.shipment_id = 20, .error = "INVALID_SHIPMENT: shipment 20 not found", .attempts = 3},
+      {.shipment_id = 999, .marked_at = t2, .attempts = 1}});  // no such row: ignored
+  EXPECT_THAT(rows(app, columns), ElementsAre("10|NULL|429 Too Many Requests|1",
+                                              "20|NULL|INVALID_SHIPMENT: shipment 20 not found|3"));
+
+  db->record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 10, .marked_at = t2, .attempts = 2}});
+  EXPECT_THAT(rows(app, columns), ElementsAre("10|2026-03-02T11:00:00.000Z|NULL|2",
+                                              "20|NULL|INVALID_SHIPMENT: shipment 20 not found|3"));
+  EXPECT_THAT(db->tracking_to_mark(0, 10, false), ElementsAre(TrackingToMark{20, 101}));
+}
+
+TEST_F(PulledRecordsTest, ReturnStatusesOnlyMoveForwardAndOnlyForPushedReturns) {
+  db->write_results(SourceKind::returns,
+                    std::vector<SyncResult>{{.reference_id = "RMA-1", .state = "created", .remote_id = 9,
+                                             .remote_status = "AwaitingArrival", .attempts = 1, .updated_at = t0}});
+  const std::string arrived_history = R"([{"status":"Arrived","timestamp":"2026-03-02T10:00:00.000Z"}])";
+  const std::string completed_history = R"([{"status":"Arrived","timestamp":"2026-03-02T10:00:00.000Z"},)"
+                                        R"({"status":"Completed","timestamp":"2026-03-02T12:00:00.000Z"}])";
+  const std::string actions = R"([{"inventory_id":7002,"sku":"TSHIRT-M","action":"Restock","quantity":1}])";
+  const std::string columns =
+      "SELECT reference_id, state, remote_id, remote_status, remote_updated_at, arrived_at, processing_at, "
+      "completed_at, cancelled_at, status_history, actions_taken FROM fulfillsync_return_sync";
+
+  db->write_return_statuses(std::vector<ReturnStatusRecord>{
+      {.reference_id = "RMA-1", .remote_id = 9, .status = "Arrived", .as_of = t1, .arrived_at = t1,
+       .status_history_json = arrived_history},
+      {.reference_id = "RMA-9", .remote_id = 99, .status = "Arrived", .as_of = t1}});  // not pushed: no row
+  EXPECT_THAT(rows(app, columns), ElementsAre("RMA-1|created|9|Arrived|" + t1 + "|" + t1 +
+                                              "|NULL|NULL|NULL|" + arrived_history + "|[]"));
+
+  const ReturnStatusRecord completed{.reference_id = "RMA-1", .remote_id = 9, .status = "Completed", .as_of = t3,
+                                     .arrived_at = t1, .processing_at = t2, .completed_at = t3,
+                                     .status_history_json = completed_history, .actions_taken_json = actions};
+  const ReturnStatusRecord stale{.reference_id = "RMA-1", .remote_id = 9, .status = "Processing", .as_of = t2,
+                                 .arrived_at = t1, .processing_at = t2};
+  db->write_return_statuses(std::vector{completed, stale});
+  const std::string expected = "RMA-1|created|9|Completed|" + t3 + "|" + t1 + "|" + t2 + "|" + t3 + "|NULL|" +
+                               completed_history + "|" + actions;
+  EXPECT_THAT(rows(app, columns), ElementsAre(expected));
+  db->write_return_statuses(std::vector{completed});
+  EXPECT_THAT(rows(app, columns), ElementsAre(expected));
+}
+
+TEST_F(PulledRecordsTest, ReplaceLotsCountsWhatChangedAndRemovesWhatVanished) {
+  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
+            std::pair(3, 0));
+  EXPECT_EQ(counts(db->replace_lots(7002, std::vector{lot("A", 8, 1)})), std::pair(1, 0));
+  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
+            std::pair(0, 0));
+
+  // A's levels changed, B is gone, C is new, the stock without lots at 9 is as it was.
+  auto moved = lot("A", 8, 12);
+  moved.quantities.internal_transfer = 2;
+  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{moved, lot("", 9, 3), lot("C", 8, 4)})), std::pair(2, 1));
+  EXPECT_THAT(lot_rows(), ElementsAre("7001||9|Reno|2027-01-01T00:00:00.000Z|0|1|2|0|3",
+                                      "7001|A|8|Reno|2027-01-01T00:00:00.000Z|0|1|11|2|12",
+                                      "7001|C|8|Reno|2027-01-01T00:00:00.000Z|0|1|3|0|4",
+                                      "7002|A|8|Reno|2027-01-01T00:00:00.000Z|0|1|0|0|1"));
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots WHERE synced_at IS NULL"), 0);
+
+  // The provider lists no lots any more.
+  EXPECT_EQ(counts(db->replace_lots(7001, {})), std::pair(0, 3));
+  EXPECT_THAT(lot_rows(), ElementsAre("7002|A|8|Reno|2027-01-01T00:00:00.000Z|0|1|0|0|1"));
+}
+
+TEST_F(PulledRecordsTest, RemovesTheLotsOfInventoryNoLongerWatched) {
+  db->replace_lots(7001, std::vector{lot("A", 8, 1), lot("B", 8, 1)});
+  db->replace_lots(7002, std::vector{lot("A", 8, 1)});
+  db->replace_lots(7003, std::vector{lot("A", 8, 1), lot("A", 9, 1)});
+  EXPECT_EQ(db->remove_lots_except(std::vector<std::int64_t>{7001, 7003, 7999}), 1);
+  EXPECT_THAT(rows(app, "SELECT inventory_id, count(*) FROM fulfillsync_inventory_lots GROUP BY inventory_id"),
+              ElementsAre("7001|2", "7003|2"));
+  EXPECT_EQ(db->remove_lots_except({}), 4);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 0);
+}
+
+TEST_F(PulledRecordsTest, WriteTimelineReplacesTheShipmentsEntries) {
+  const auto entry = [](std::string timestamp, std::int64_t type, std::string name) {
+    return TimelineEntryRecord{.timestamp = std::move(timestamp), .log_type_id = type, .log_type_name = name,
+                               .log_type_text = "Shipment is " + name, .metadata_json = R"({"shipment_id":"5001"})"};
+  };
+  const std::string columns = "SELECT * FROM fulfillsync_shipment_timeline ORDER BY shipment_id, seq";
+  db->write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), entry(t2, 100, "Picked"), entry(t3, 101, "Packed")});
+  db->write_timeline(5002, std::vector{entry(t1, 10, "Allocated")});
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline WHERE shipment_id = 5001"), 3);
+
+  db->write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), TimelineEntryRecord{.timestamp = t3}});
+  EXPECT_THAT(rows(app, columns),
+              ElementsAre(R"(5001|1|2026-03-02T10:00:00.000Z|10|Allocated|Shipment is Allocated|{"shipment_id":"5001"})",
+                          "5001|2|2026-03-02T12:00:00.000Z|NULL|NULL|NULL|{}",
+                          R"(5002|1|2026-03-02T10:00:00.000Z|10|Allocated|Shipment is Allocated|{"shipment_id":"5001"})"));
+  db->write_timeline(5002, {});
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline WHERE shipment_id = 5002"), 0);
 }
 
 }  // namespace

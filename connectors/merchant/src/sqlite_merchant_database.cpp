@@ -1,12 +1,17 @@
 #include "fulfillsync/merchant/sqlite_merchant_database.hpp"
 
+#include <array>
+#include <set>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
+#include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/common/sqlite_migrations.hpp"
 #include "fulfillsync/schema/migrations.hpp"
 
@@ -44,6 +49,24 @@ auto guarded(const std::filesystem::path& path, std::string_view task, Work work
   } catch (const SQLite::Exception& e) {
     throw MerchantDatabaseError(fmt::format("merchant database {}: {}: {}", path.string(), task, e.what()));
   }
+}
+
+// Runs `work` in one IMMEDIATE transaction, guarded: the write lock is taken up front (waiting up to
+// the busy timeout) instead of failing halfway when the merchant's application holds it.
+template <typename Work>
+auto in_write_transaction(SQLite::Database& db, const std::filesystem::path& path, std::string_view task, Work work)
+    -> decltype(work()) {
+  return guarded(path, task, [&] {
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    if constexpr (std::is_void_v<decltype(work())>) {
+      work();
+      transaction.commit();
+    } else {
+      auto result = work();
+      transaction.commit();
+      return result;
+    }
+  });
 }
 
 Field read_field(const SQLite::Column& column) {
@@ -160,6 +183,55 @@ std::optional<timestamps::TimePoint> optional_time(const SQLite::Column& column)
   return timestamps::parse_iso8601(column.getString());
 }
 
+void bind_value(SQLite::Statement& statement, int index, const std::string& value) { statement.bind(index, value); }
+void bind_value(SQLite::Statement& statement, int index, std::int64_t value) {
+  statement.bind(index, static_cast<int64_t>(value));
+}
+void bind_value(SQLite::Statement& statement, int index, const std::optional<std::string>& value) {
+  bind_optional(statement, index, value);
+}
+void bind_value(SQLite::Statement& statement, int index, const std::optional<std::int64_t>& value) {
+  bind_optional(statement, index, value);
+}
+
+// Runs a statement prepared once per call again for the next row, with `values` bound to ?1, ?2, ...
+// in order; returns how many rows it changed.
+template <typename... Values>
+int run(SQLite::Statement& statement, const Values&... values) {
+  statement.reset();
+  int index = 0;
+  (bind_value(statement, ++index, values), ...);
+  return statement.exec();
+}
+
+// "INSERT INTO table (a, b) VALUES (?1, ?2)": `run` binds the values in the columns' order.
+std::string insert_sql(const std::string& table, std::span<const std::string_view> columns) {
+  std::string names, values;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    names += (i == 0 ? "" : ", ") + sql_name(columns[i]);
+    values += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 1);
+  }
+  return "INSERT INTO " + table + " (" + names + ") VALUES (" + values + ")";
+}
+
+// "a = excluded.a, b = excluded.b": an upsert's update of these columns to the values inserted.
+std::string set_from_excluded(std::span<const std::string_view> columns) {
+  std::string out;
+  for (std::string_view column : columns) {
+    out += (out.empty() ? "" : ", ") + sql_name(column) + " = excluded." + sql_name(column);
+  }
+  return out;
+}
+
+std::string json_array(const std::vector<std::string>& texts) {
+  json::JsonWriter writer;
+  writer.begin_array();
+  for (const std::string& text : texts) writer.value(text);
+  return writer.end_array().take();
+}
+
+std::string now_text() { return timestamps::format_iso8601_z(timestamps::Clock::now()); }
+
 constexpr std::string_view kResultColumns =
     "reference_id, state, remote_id, remote_status, last_error, note, attempts, content_hash, first_seen_at, "
     "updated_at, remote_created_at";
@@ -255,8 +327,10 @@ int SqliteMerchantDatabase::result_schema_version() {
 }
 
 std::string SqliteMerchantDatabase::result_table(SourceKind kind) const {
-  return sql_name(prefix_ + (kind == SourceKind::orders ? "order_sync" : "return_sync"));
+  return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
 }
+
+std::string SqliteMerchantDatabase::table(std::string_view name) const { return sql_name(prefix_ + std::string(name)); }
 
 std::vector<std::string> SqliteMerchantDatabase::check_source_tables() {
   std::vector<std::string> problems;
@@ -382,7 +456,10 @@ void SqliteMerchantDatabase::write_results(SourceKind kind, std::span<const Sync
   std::string columns(kResultColumns);
   std::string values = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10";
   std::string updates =
-      "state = excluded.state, remote_id = excluded.remote_id, remote_status = excluded.remote_status, "
+      "state = excluded.state, remote_id = excluded.remote_id, "
+      // Once a pull has written the provider's status (remote_updated_at), it is newer than what the
+      // create or cancel answer said: a later ledger write (a note, a replay) must not bring that back.
+      "remote_status = CASE WHEN remote_updated_at IS NULL THEN excluded.remote_status ELSE remote_status END, "
       "last_error = excluded.last_error, note = excluded.note, attempts = excluded.attempts, "
       "content_hash = excluded.content_hash, updated_at = excluded.updated_at, "
       "remote_created_at = excluded.remote_created_at";
@@ -391,10 +468,7 @@ void SqliteMerchantDatabase::write_results(SourceKind kind, std::span<const Sync
     values += ", ?11, ?12";
     updates += ", cancel_requested_at = excluded.cancel_requested_at, cancelled_at = excluded.cancelled_at";
   }
-  guarded(path_, fmt::format("writing {}", result_table(kind)), [&] {
-    // IMMEDIATE: take the write lock up front (waiting up to the busy timeout) instead of failing
-    // halfway when the merchant's application holds it.
-    SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+  in_write_transaction(*db_, path_, fmt::format("writing {}", result_table(kind)), [&] {
     SQLite::Statement upsert(*db_, "INSERT INTO " + result_table(kind) + " (" + columns + ") VALUES (" + values +
                                        ") ON CONFLICT (reference_id) DO UPDATE SET " + updates +
                                        // An older result replayed after a newer one changes nothing.
@@ -417,7 +491,6 @@ void SqliteMerchantDatabase::write_results(SourceKind kind, std::span<const Sync
       }
       upsert.exec();
     }
-    transaction.commit();
   });
 }
 
@@ -453,6 +526,201 @@ std::optional<SyncResult> SqliteMerchantDatabase::read_result(SourceKind kind, s
     query.bind(1, std::string(reference_id));
     if (!query.executeStep()) return std::nullopt;
     return read_result_row(query, kind);
+  });
+}
+
+
+// --- What the pull jobs write.
+
+namespace {
+
+// In the order `run` binds them.
+constexpr std::array<std::string_view, 18> kShipmentColumns = {
+    "shipment_id", "order_id", "order_reference_id", "status", "status_detail_id", "status_detail_name",
+    "location_id", "location_name", "ship_option", "created_date", "actual_fulfillment_date",
+    "estimated_fulfillment_date", "delivery_date", "last_update_at", "invoice_amount", "invoice_currency_code",
+    "is_tracking_uploaded", "synced_at"};
+constexpr std::array<std::string_view, 12> kShipmentItemColumns = {
+    "shipment_id", "line_number", "product_id", "product_reference_id", "sku", "product_name", "inventory_id",
+    "lot", "expiration_date", "quantity", "quantity_committed", "serial_numbers"};
+// written_at last: it is kept on conflict unless the tracking number changes.
+constexpr std::array<std::string_view, 13> kTrackingColumns = {
+    "shipment_id", "order_id", "order_reference_id", "tracking_number", "carrier", "carrier_service",
+    "tracking_url", "scac", "bol", "pro_number", "shipping_date", "last_tracking_update_at", "written_at"};
+constexpr std::array<std::string_view, 11> kLotColumns = {
+    "inventory_id", "lot_number", "location_id", "location_name", "lot_date", "awaiting_quantity",
+    "committed_quantity", "fulfillable_quantity", "internal_transfer_quantity", "on_hand_quantity", "synced_at"};
+constexpr std::array<std::string_view, 7> kTimelineColumns = {
+    "shipment_id", "seq", "timestamp", "log_type_id", "log_type_name", "log_type_text", "metadata"};
+
+}  // namespace
+
+void SqliteMerchantDatabase::write_shipments(std::span<const OrderStatusRecord> orders,
+                                             std::span<const ShipmentRecord> shipments) {
+  if (orders.empty() && shipments.empty()) return;
+  in_write_transaction(*db_, path_, fmt::format("writing {}", table("shipments")), [&] {
+    // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
+    SQLite::Statement order_status(*db_, "UPDATE " + result_table(SourceKind::orders) +
+                                             " SET remote_status = ?1, remote_updated_at = ?2 WHERE reference_id = ?3"
+                                             " AND (remote_updated_at IS NULL OR remote_updated_at <= ?2)");
+    SQLite::Statement upsert_shipment(*db_, insert_sql(table("shipments"), kShipmentColumns) +
+                                                " ON CONFLICT (shipment_id) DO UPDATE SET " +
+                                                set_from_excluded(std::span(kShipmentColumns).subspan(1)) +
+                                                " WHERE excluded.last_update_at >= last_update_at");
+    SQLite::Statement delete_items(*db_, "DELETE FROM " + table("shipment_items") + " WHERE shipment_id = ?1");
+    SQLite::Statement insert_item(*db_, insert_sql(table("shipment_items"), kShipmentItemColumns));
+    // The merchant acknowledged a tracking number, not a shipment: a new number needs a new
+    // acknowledgement. Whether it was marked uploaded is the shipment's, so that stays.
+    SQLite::Statement upsert_tracking(
+        *db_, insert_sql(table("tracking"), kTrackingColumns) + " ON CONFLICT (shipment_id) DO UPDATE SET " +
+                  set_from_excluded(std::span(kTrackingColumns).subspan(1, kTrackingColumns.size() - 2)) +
+                  ", written_at = CASE WHEN tracking_number = excluded.tracking_number THEN written_at"
+                  " ELSE excluded.written_at END"
+                  ", acknowledged_at = CASE WHEN tracking_number = excluded.tracking_number THEN acknowledged_at END");
+
+    for (const OrderStatusRecord& order : orders) run(order_status, order.status, order.as_of, order.reference_id);
+
+    const std::string now = now_text();
+    for (const ShipmentRecord& shipment : shipments) {
+      const int written = run(upsert_shipment, shipment.shipment_id, shipment.order_id, shipment.order_reference_id,
+                              shipment.status, shipment.status_detail_id, shipment.status_detail_name,
+                              shipment.location_id, shipment.location_name, shipment.ship_option, shipment.created_date,
+                              shipment.actual_fulfillment_date, shipment.estimated_fulfillment_date,
+                              shipment.delivery_date, shipment.last_update_at, shipment.invoice_amount,
+                              shipment.invoice_currency_code, std::int64_t{shipment.is_tracking_uploaded}, now);
+      if (written == 0) continue;  // an older record: its items and tracking are older too
+      run(delete_items, shipment.shipment_id);
+      for (const ShipmentItemRecord& item : shipment.items) {
+        run(insert_item, shipment.shipment_id, std::int64_t{item.line_number}, item.product_id,
+            item.product_reference_id, item.sku, item.product_name, item.inventory_id, item.lot, item.expiration_date,
+            item.quantity, item.quantity_committed, json_array(item.serial_numbers));
+      }
+      if (const auto& tracking = shipment.tracking) {
+        run(upsert_tracking, shipment.shipment_id, shipment.order_id, shipment.order_reference_id,
+            tracking->tracking_number, tracking->carrier, tracking->carrier_service, tracking->tracking_url,
+            tracking->scac, tracking->bol, tracking->pro_number, tracking->shipping_date,
+            tracking->last_tracking_update_at, now);
+      }
+    }
+  });
+}
+
+std::vector<TrackingToMark> SqliteMerchantDatabase::tracking_to_mark(std::int64_t after_shipment_id, std::size_t limit,
+                                                                     bool acknowledged_only) {
+  return guarded(path_, fmt::format("reading {}", table("tracking")), [&] {
+    SQLite::Statement query(*db_, "SELECT shipment_id, order_id FROM " + table("tracking") +
+                                      " WHERE upload_marked_at IS NULL AND shipment_id > ?1"
+                                      " AND (?2 = 0 OR acknowledged_at IS NOT NULL) ORDER BY shipment_id LIMIT ?3");
+    query.bind(1, static_cast<int64_t>(after_shipment_id));
+    query.bind(2, acknowledged_only ? 1 : 0);
+    query.bind(3, static_cast<int64_t>(limit));
+    std::vector<TrackingToMark> rows;
+    while (query.executeStep()) rows.push_back({query.getColumn(0).getInt64(), query.getColumn(1).getInt64()});
+    return rows;
+  });
+}
+
+void SqliteMerchantDatabase::record_tracking_marks(std::span<const TrackingMarkResult> results) {
+  if (results.empty()) return;
+  in_write_transaction(*db_, path_, fmt::format("writing {}", table("tracking")), [&] {
+    // A failed attempt leaves upload_marked_at as it was; a success clears the last error.
+    SQLite::Statement update(*db_, "UPDATE " + table("tracking") +
+                                       " SET upload_marked_at = coalesce(?2, upload_marked_at),"
+                                       " mark_error = CASE WHEN ?2 IS NULL THEN ?3 END, mark_attempts = ?4"
+                                       " WHERE shipment_id = ?1");
+    for (const TrackingMarkResult& result : results) {
+      run(update, result.shipment_id, result.marked_at, result.error, std::int64_t{result.attempts});
+    }
+  });
+}
+
+void SqliteMerchantDatabase::write_return_statuses(std::span<const ReturnStatusRecord> returns) {
+  if (returns.empty()) return;
+  in_write_transaction(*db_, path_, fmt::format("writing {}", result_table(SourceKind::returns)), [&] {
+    // Only returns the daemon pushed have a row; a status older than the one held changes nothing.
+    SQLite::Statement update(*db_, "UPDATE " + result_table(SourceKind::returns) +
+                                       " SET remote_status = ?1, remote_updated_at = ?2, arrived_at = ?3,"
+                                       " processing_at = ?4, completed_at = ?5, cancelled_at = ?6,"
+                                       " status_history = ?7, actions_taken = ?8 WHERE reference_id = ?9"
+                                       " AND (remote_updated_at IS NULL OR remote_updated_at <= ?2)");
+    for (const ReturnStatusRecord& record : returns) {
+      run(update, record.status, record.as_of, record.arrived_at, record.processing_at, record.completed_at,
+          record.cancelled_at, record.status_history_json, record.actions_taken_json, record.reference_id);
+    }
+  });
+}
+
+LotChanges SqliteMerchantDatabase::replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) {
+  return in_write_transaction(*db_, path_, fmt::format("writing {}", table("inventory_lots")), [&] {
+    // What is there now: to count the lots that change and to find those the provider no longer lists.
+    std::map<std::pair<std::string, std::int64_t>, LotRecord> held;
+    SQLite::Statement query(*db_, fmt::format("SELECT lot_number, location_id, location_name, lot_date, "
+                                              "awaiting_quantity, committed_quantity, fulfillable_quantity, "
+                                              "internal_transfer_quantity, on_hand_quantity FROM {} "
+                                              "WHERE inventory_id = ?1",
+                                              table("inventory_lots")));
+    query.bind(1, static_cast<int64_t>(inventory_id));
+    while (query.executeStep()) {
+      LotRecord lot{.lot_number = query.getColumn(0).getString(),
+                    .lot_date = optional_text(query.getColumn(3)),
+                    .location_id = query.getColumn(1).getInt64(),
+                    .location_name = optional_text(query.getColumn(2)),
+                    .quantities = {.awaiting = query.getColumn(4).getInt64(),
+                                   .committed = query.getColumn(5).getInt64(),
+                                   .fulfillable = query.getColumn(6).getInt64(),
+                                   .internal_transfer = query.getColumn(7).getInt64(),
+                                   .on_hand = query.getColumn(8).getInt64()}};
+      held.emplace(std::pair(lot.lot_number, lot.location_id), std::move(lot));
+    }
+
+    // Every listed lot is upserted, so synced_at says when its figures were last confirmed.
+    SQLite::Statement upsert(*db_, insert_sql(table("inventory_lots"), kLotColumns) +
+                                       " ON CONFLICT (inventory_id, lot_number, location_id) DO UPDATE SET " +
+                                       set_from_excluded(std::span(kLotColumns).subspan(3)));
+    LotChanges changes;
+    const std::string now = now_text();
+    for (const LotRecord& lot : lots) {
+      const auto found = held.find(std::pair(lot.lot_number, lot.location_id));
+      if (found == held.end() || found->second != lot) ++changes.written;
+      if (found != held.end()) held.erase(found);
+      const LotQuantitiesRecord& q = lot.quantities;
+      run(upsert, inventory_id, lot.lot_number, lot.location_id, lot.location_name, lot.lot_date, q.awaiting,
+          q.committed, q.fulfillable, q.internal_transfer, q.on_hand, now);
+    }
+
+    SQLite::Statement remove(*db_, "DELETE FROM " + table("inventory_lots") +
+                                       " WHERE inventory_id = ?1 AND lot_number = ?2 AND location_id = ?3");
+    for (const auto& [key, lot] : held) changes.removed += run(remove, inventory_id, key.first, key.second);
+    return changes;
+  });
+}
+
+int SqliteMerchantDatabase::remove_lots_except(std::span<const std::int64_t> inventory_ids) {
+  return in_write_transaction(*db_, path_, fmt::format("writing {}", table("inventory_lots")), [&] {
+    const std::set<std::int64_t> kept(inventory_ids.begin(), inventory_ids.end());
+    std::vector<std::int64_t> dropped;
+    SQLite::Statement query(*db_, "SELECT DISTINCT inventory_id FROM " + table("inventory_lots"));
+    while (query.executeStep()) {
+      const std::int64_t id = query.getColumn(0).getInt64();
+      if (!kept.contains(id)) dropped.push_back(id);
+    }
+    SQLite::Statement remove(*db_, "DELETE FROM " + table("inventory_lots") + " WHERE inventory_id = ?1");
+    int removed = 0;
+    for (std::int64_t id : dropped) removed += run(remove, id);
+    return removed;
+  });
+}
+
+void SqliteMerchantDatabase::write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) {
+  in_write_transaction(*db_, path_, fmt::format("writing {}", table("shipment_timeline")), [&] {
+    SQLite::Statement remove(*db_, "DELETE FROM " + table("shipment_timeline") + " WHERE shipment_id = ?1");
+    SQLite::Statement insert(*db_, insert_sql(table("shipment_timeline"), kTimelineColumns));
+    run(remove, shipment_id);
+    std::int64_t seq = 0;
+    for (const TimelineEntryRecord& entry : entries) {
+      run(insert, shipment_id, ++seq, entry.timestamp, entry.log_type_id, entry.log_type_name, entry.log_type_text,
+          entry.metadata_json);
+    }
   });
 }
 

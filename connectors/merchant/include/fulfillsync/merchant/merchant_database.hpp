@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fulfillsync/config/config.hpp"
+#include "fulfillsync/merchant/pulled_records.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
 #include "fulfillsync/merchant/sync_results.hpp"
 
@@ -84,6 +85,33 @@ class MerchantDatabase {
   virtual std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) = 0;
   virtual std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) = 0;
   virtual std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) = 0;
+
+  // --- What the pull jobs write (pulled_records.hpp). Each call is one transaction; writing the
+  // same records again changes nothing, and a record older than the row's changes nothing.
+
+  // The orders' statuses (into `{prefix}order_sync`, only rows the daemon pushed), the shipments
+  // (`{prefix}shipments`, by `last_update_at`), their items (`{prefix}shipment_items`, replaced) and
+  // tracking (`{prefix}tracking`; a changed tracking number clears the merchant's `acknowledged_at`).
+  virtual void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) = 0;
+
+  // Tracking rows not yet marked uploaded (`upload_marked_at` NULL), by shipment id after
+  // `after_shipment_id`, at most `limit`; with `acknowledged_only`, only rows the merchant has
+  // acknowledged (`acknowledged_at` set).
+  virtual std::vector<TrackingToMark> tracking_to_mark(std::int64_t after_shipment_id, std::size_t limit,
+                                                       bool acknowledged_only) = 0;
+  // `upload_marked_at`, or `mark_error` and `mark_attempts`, of tracking rows.
+  virtual void record_tracking_marks(std::span<const TrackingMarkResult> results) = 0;
+
+  // The returns' progress (into `{prefix}return_sync`, only rows the daemon pushed).
+  virtual void write_return_statuses(std::span<const ReturnStatusRecord> returns) = 0;
+
+  // Makes `{prefix}inventory_lots` hold exactly `lots` for this inventory id.
+  virtual LotChanges replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) = 0;
+  // Removes the lots of inventory ids not in `inventory_ids` (no longer watched); returns how many.
+  virtual int remove_lots_except(std::span<const std::int64_t> inventory_ids) = 0;
+
+  // Makes `{prefix}shipment_timeline` hold exactly `entries` for this shipment.
+  virtual void write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) = 0;
 };
 
 // Opens the configured database and, with manage_result_tables, creates or migrates the result

@@ -31,6 +31,14 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;
   std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override;
   std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) override;
+  void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override;
+  std::vector<TrackingToMark> tracking_to_mark(std::int64_t after_shipment_id, std::size_t limit,
+                                               bool acknowledged_only) override;
+  void record_tracking_marks(std::span<const TrackingMarkResult> results) override;
+  void write_return_statuses(std::span<const ReturnStatusRecord> returns) override;
+  LotChanges replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) override;
+  int remove_lots_except(std::span<const std::int64_t> inventory_ids) override;
+  void write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) override;
 
   // The result tables' schema version (0 before the first migration).
   int result_schema_version();
@@ -38,6 +46,8 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
  private:
   void prepare_result_tables(bool manage);
   std::string result_table(SourceKind kind) const;
+  // The quoted name of the result table `{prefix}<name>`.
+  std::string table(std::string_view name) const;
 
   std::filesystem::path path_;
   std::string prefix_;
