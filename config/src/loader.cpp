@@ -164,6 +164,27 @@ void read_job(Section section, JobConfig& out) {
   section.read("concurrency", out.concurrency, Need::optional, detail::integer(1, 64));
 }
 
+// `windowed`: the job walks windows of changes (pull_shipments), so `overlap` and `timelines` apply.
+void read_pull_job(Section section, PullJobConfig& out, int max_page_size, bool windowed) {
+  section.read("enabled", out.enabled, Need::optional, detail::boolean());
+  section.read("interval", out.interval, Need::optional, detail::duration(10ms, 24h));
+  section.read("page_size", out.page_size, Need::optional, detail::integer(1, max_page_size));
+  if (windowed) {
+    section.read("overlap", out.overlap, Need::optional, detail::duration(0ms, 7 * 24h));
+    section.read("timelines", out.timelines, Need::optional, detail::boolean());
+  }
+}
+
+void read_tracking_marks(Section section, TrackingMarksConfig& out) {
+  std::string mode;
+  section.read("mode", mode, Need::optional, detail::one_of({"after_write", "acknowledged", "never"}));
+  if (mode == "acknowledged") out.mode = TrackingMarkMode::acknowledged;
+  if (mode == "never") out.mode = TrackingMarkMode::never;
+  section.read("interval", out.interval, Need::optional, detail::duration(10ms, 24h));
+  section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 1'000));
+  section.read("sweep_interval", out.sweep_interval, Need::optional, detail::duration(1min, 7 * 24h));
+}
+
 void read_sync(Section section, SyncConfig& out) {
   section.read("orders_since", out.orders_since, Need::optional, detail::timestamp());
   section.read("progress_interval", out.progress_interval, Need::optional, detail::duration(1s, 1h));
@@ -171,6 +192,14 @@ void read_sync(Section section, SyncConfig& out) {
   read_job(jobs.section("push_orders"), out.push_orders);
   read_job(jobs.section("push_cancels"), out.push_cancels);
   read_job(jobs.section("push_returns"), out.push_returns);
+  read_pull_job(jobs.section("pull_shipments"), out.pull_shipments, 250, true);
+  read_tracking_marks(jobs.section("mark_tracking"), out.mark_tracking);
+  read_pull_job(jobs.section("pull_returns"), out.pull_returns, 100, false);
+  {
+    Section lots = jobs.section("pull_lots");
+    lots.read("enabled", out.pull_lots.enabled, Need::optional, detail::boolean());
+    lots.read("interval", out.pull_lots.interval, Need::optional, detail::duration(10ms, 7 * 24h));
+  }
 }
 
 void read_metrics(Section section, MetricsConfig& out) {

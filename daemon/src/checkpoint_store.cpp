@@ -96,8 +96,20 @@ void CheckpointStore::save_cursor(std::string_view job, std::string_view positio
 }
 
 CheckpointStore::~CheckpointStore() {
+  statements_.clear();  // finalized before the connection closes
   db_.reset();
   if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+SQLite::Statement& CheckpointStore::prepared(const std::string& sql) {
+  auto& statement = statements_[sql];
+  if (!statement) {
+    statement = std::make_unique<SQLite::Statement>(*db_, sql);
+  } else {
+    statement->reset();
+    statement->clearBindings();
+  }
+  return *statement;
 }
 
 int CheckpointStore::schema_version() const { return sqlite::schema_version(*db_, kVersionTable); }

@@ -80,19 +80,6 @@ std::string_view to_string(LedgerState state) {
 
 OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
 
-OutboundLedger::~OutboundLedger() = default;
-
-SQLite::Statement& OutboundLedger::prepared(const std::string& sql) {
-  auto& statement = statements_[sql];
-  if (!statement) {
-    statement = std::make_unique<SQLite::Statement>(store_.database(), sql);
-  } else {
-    statement->reset();
-    statement->clearBindings();
-  }
-  return *statement;
-}
-
 OutboundLedger::Batch::Batch(OutboundLedger& ledger)
     : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
 
@@ -108,7 +95,7 @@ int OutboundLedger::recover_interrupted() {
 
 std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_view source_key) {
   SQLite::Statement& query =
-      prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND source_key = ?", kColumns));
+      store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND source_key = ?", kColumns));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, std::string(source_key));
   if (!query.executeStep()) return std::nullopt;
@@ -120,7 +107,8 @@ std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_vie
 std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKind kind,
                                                                        std::span<const std::string> source_keys) {
   std::map<std::string, std::string, std::less<>> found;
-  SQLite::Statement& query = prepared("SELECT content_hash FROM outbound_ledger WHERE kind = ? AND source_key = ?");
+  SQLite::Statement& query =
+      store_.prepared("SELECT content_hash FROM outbound_ledger WHERE kind = ? AND source_key = ?");
   for (const std::string& key : source_keys) {
     query.reset();
     query.bind(1, std::string(to_string(kind)));
@@ -139,9 +127,9 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
   Offer result = Offer::queued;
   if (!existing) {
     SQLite::Statement& insert =
-        prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, body, "
-                             "created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
-                             kNow));
+        store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, body, "
+                                    "created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
+                                    kNow));
     insert.bind(1, std::string(to_string(kind)));
     insert.bind(2, std::string(source_key));
     insert.bind(3, std::string(content_hash));
@@ -153,10 +141,10 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
              existing->state == LedgerState::withdrawn) {
     // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
     SQLite::Statement& update =
-        prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
-                             "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
-                             "WHERE kind = ? AND source_key = ?",
-                             kNow));
+        store_.prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
+                                    "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
+                                    "WHERE kind = ? AND source_key = ?",
+                                    kNow));
     update.bind(1, std::string(content_hash));
     update.bind(2, body.data(), static_cast<int>(body.size()));
     update.bind(3, std::string(to_string(kind)));
@@ -164,7 +152,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     update.exec();
   } else if (existing->state == LedgerState::created) {
     // The body stays what was sent; the version is recorded so that re-reads of it stay quiet.
-    SQLite::Statement& update = prepared(
+    SQLite::Statement& update = store_.prepared(
         fmt::format("UPDATE outbound_ledger SET content_hash = ?, note = ?, result_pending = 1, updated_at = {} "
                     "WHERE kind = ? AND source_key = ?",
                     kNow));
@@ -185,7 +173,7 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
                                 std::optional<std::string_view> remote_status, std::optional<std::string_view> error) {
   std::string allowed;
   for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
-  SQLite::Statement& update = prepared(
+  SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
                   "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
                   "updated_at = {} WHERE kind = ? AND source_key = ? AND state IN ({})",
@@ -244,9 +232,9 @@ void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std:
   const auto existing = find(kind, source_key);
   if (!existing) {
     SQLite::Statement& insert =
-        prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, last_error, "
-                             "created_at, updated_at) VALUES (?, ?, ?, 'withdrawn', ?, {0}, {0})",
-                             kNow));
+        store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, last_error, "
+                                    "created_at, updated_at) VALUES (?, ?, ?, 'withdrawn', ?, {0}, {0})",
+                                    kNow));
     insert.bind(1, std::string(to_string(kind)));
     insert.bind(2, std::string(source_key));
     insert.bind(3, std::string(content_hash));
@@ -257,7 +245,8 @@ void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std:
   transition(kind, source_key,
              {LedgerState::pending, LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn},
              LedgerState::withdrawn, std::nullopt, std::nullopt, reason);
-  SQLite::Statement& update = prepared("UPDATE outbound_ledger SET content_hash = ? WHERE kind = ? AND source_key = ?");
+  SQLite::Statement& update =
+      store_.prepared("UPDATE outbound_ledger SET content_hash = ? WHERE kind = ? AND source_key = ?");
   update.bind(1, std::string(content_hash));
   update.bind(2, std::string(to_string(kind)));
   update.bind(3, std::string(source_key));
@@ -265,9 +254,8 @@ void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std:
 }
 
 std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState state, int limit) {
-  SQLite::Statement& query = prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? "
-                                      "ORDER BY updated_at, source_key LIMIT ?",
-                                      kColumns));
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? ORDER BY updated_at, source_key LIMIT ?", kColumns));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, std::string(to_string(state)));
   query.bind(3, limit);
@@ -278,9 +266,9 @@ std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState s
 
 std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int limit) {
   SQLite::Statement& query =
-      prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
-                           "ORDER BY source_key LIMIT ?",
-                           kColumns));
+      store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
+                                  "ORDER BY source_key LIMIT ?",
+                                  kColumns));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, limit);
   std::vector<LedgerEntry> entries;
@@ -290,8 +278,9 @@ std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int 
 
 void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
   // An operator's requeue from another process may have changed the entry after it was read.
-  SQLite::Statement& update = prepared("UPDATE outbound_ledger SET result_pending = 0 "
-                           "WHERE kind = ? AND source_key = ? AND updated_at = ? AND state = ?");
+  SQLite::Statement& update = store_.prepared(
+      "UPDATE outbound_ledger SET result_pending = 0 "
+      "WHERE kind = ? AND source_key = ? AND updated_at = ? AND state = ?");
   update.bind(1, std::string(to_string(entry.kind)));
   update.bind(2, entry.source_key);
   update.bind(3, entry.updated_at);
@@ -300,7 +289,7 @@ void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
 }
 
 std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
-  SQLite::Statement& query = prepared("SELECT kind, state, count(*) FROM outbound_ledger GROUP BY kind, state");
+  SQLite::Statement& query = store_.prepared("SELECT kind, state, count(*) FROM outbound_ledger GROUP BY kind, state");
   std::map<std::pair<LedgerKind, LedgerState>, int> counts;
   while (query.executeStep()) {
     counts[{kind_from(query.getColumn(0).getString()), state_from(query.getColumn(1).getString())}] =
@@ -310,7 +299,7 @@ std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
 }
 
 int OutboundLedger::waiting(LedgerKind kind) {
-  SQLite::Statement& query = prepared(
+  SQLite::Statement& query = store_.prepared(
       "SELECT count(*) FROM outbound_ledger WHERE kind = ? AND state IN ('pending', 'in_flight', "
       "'unknown')");
   query.bind(1, std::string(to_string(kind)));
@@ -321,7 +310,7 @@ int OutboundLedger::waiting(LedgerKind kind) {
 }
 
 std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit) {
-  SQLite::Statement& query = prepared(
+  SQLite::Statement& query = store_.prepared(
       fmt::format("SELECT {} FROM outbound_ledger WHERE state = ? ORDER BY updated_at DESC LIMIT ?", kColumns));
   query.bind(1, std::string(to_string(state)));
   query.bind(2, limit);
@@ -333,7 +322,8 @@ std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit) {
 std::optional<std::string> OutboundLedger::oldest_waiting_since() {
   // One indexed lookup per kind and state rather than a scan of the whole ledger.
   std::optional<std::string> oldest;
-  SQLite::Statement& query = prepared("SELECT min(updated_at) FROM outbound_ledger WHERE kind = ? AND state = ?");
+  SQLite::Statement& query =
+      store_.prepared("SELECT min(updated_at) FROM outbound_ledger WHERE kind = ? AND state = ?");
   for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
     for (const LedgerState state : {LedgerState::pending, LedgerState::unknown}) {
       query.reset();
@@ -350,10 +340,10 @@ std::optional<std::string> OutboundLedger::oldest_waiting_since() {
 }
 
 bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
-  SQLite::Statement& update = prepared(fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
-                                       "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' "
-                                       "AND length(body) > 0",
-                                       kNow));
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
+                  "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' AND length(body) > 0",
+                  kNow));
   update.bind(1, std::string(to_string(kind)));
   update.bind(2, std::string(source_key));
   return update.exec() == 1;

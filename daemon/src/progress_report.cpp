@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/job_stats.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -16,11 +17,15 @@ std::string rough_duration(double seconds) {
   return fmt::format("{}s", total);
 }
 
-ProgressReport::ProgressReport(const Scheduler& scheduler, OutboundLedger& ledger, SyncMetrics& metrics,
-                               int requests_per_minute)
-    : scheduler_(scheduler), ledger_(ledger), metrics_(metrics), budget_per_second_(requests_per_minute / 60.0) {}
+ProgressReport::ProgressReport(const Scheduler& scheduler, CheckpointStore& store, OutboundLedger& ledger,
+                               SyncMetrics& metrics, int requests_per_minute)
+    : scheduler_(scheduler),
+      store_(store),
+      ledger_(ledger),
+      metrics_(metrics),
+      budget_per_second_(requests_per_minute / 60.0) {}
 
-void ProgressReport::export_ledger() {
+void ProgressReport::export_figures() {
   metrics_.set_ledger(ledger_.backlog());
   const auto oldest = ledger_.oldest_waiting_since();
   double oldest_age = 0;
@@ -30,10 +35,29 @@ void ProgressReport::export_ledger() {
     }
   }
   metrics_.set_oldest_waiting_age(oldest_age);
+
+  const auto now = std::chrono::system_clock::now();
+  std::vector<JobStats> stats;
+  for (const auto& job : scheduler_.jobs()) {
+    const Scheduler::Figures figures = scheduler_.figures(*job);
+    const auto as_of = job->data_as_of();
+    if (as_of) metrics_.set_lag(job->name(), now - *as_of);
+    const auto text = [](const auto& when) {
+      return when ? std::optional(timestamps::format_iso8601_z(*when)) : std::nullopt;
+    };
+    stats.push_back(JobStats{.job = std::string(job->name()),
+                             .runs = figures.runs,
+                             .failed_runs = figures.failed_runs,
+                             .items = figures.settled,
+                             .last_run_seconds = figures.last_run_seconds,
+                             .last_success_at = text(figures.last_success),
+                             .data_as_of = text(as_of)});
+  }
+  save_job_stats(store_, stats);
 }
 
 void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
-  export_ledger();
+  export_figures();
 
   const double seconds = std::max(std::chrono::duration<double>(elapsed).count(), 1e-3);
   int total = 0;

@@ -21,9 +21,6 @@ namespace {
 
 // Reference ids per lookup: a URL of a few kilobytes with typical ids; far below the page limit (250).
 constexpr std::size_t kLookupChunk = 40;
-constexpr auto kFirstPause = 1min;
-constexpr auto kLongestPause = 15min;
-constexpr auto kLongestNotSentBackOff = 30s;
 // Chunks of entries waiting in the ledger before a create job stops reading its source table.
 constexpr int kQueuedChunks = 4;
 
@@ -91,63 +88,27 @@ bool halts_the_rest(const api::Outcome& outcome) {
 
 }  // namespace
 
-PushJob::PushJob(PushContext context, config::JobConfig config, std::function<bool()> poll_source)
-    : context_(context), config_(config), poll_source_(std::move(poll_source)) {}
+PushJob::PushJob(std::string_view name, PushContext context, config::JobConfig config,
+                 std::function<bool()> poll_source)
+    : context_(context),
+      config_(config),
+      poll_source_(std::move(poll_source)),
+      backoff_(std::string(name), context.metrics) {}
 
-bool PushJob::paused() const { return paused_until_.has_value(); }
-
-std::optional<std::chrono::milliseconds> PushJob::pause_left() const {
-  if (!paused_until_) return std::nullopt;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*paused_until_ - std::chrono::steady_clock::now());
-  if (left <= 0ms) return std::nullopt;
-  return left;
-}
+bool PushJob::paused() const { return backoff_.paused(); }
 
 int PushJob::chunk_size() const {
   const int ten_seconds = std::max(context_.client.options().requests_per_minute / 6, config_.concurrency);
   return std::min(config_.batch_size, ten_seconds);
 }
 
-std::chrono::milliseconds PushJob::note_failure(const api::Outcome& outcome) {
-  switch (outcome.kind) {
-    case OutcomeKind::throttled:
-      // Not a failure: the budget already waits; this only spaces the job's next run.
-      return std::max<std::chrono::milliseconds>(outcome.retry_after, 1s);
-    case OutcomeKind::unauthorized:
-    case OutcomeKind::forbidden:
-      pause_ = pause_ == 0ms ? std::chrono::duration_cast<std::chrono::milliseconds>(kFirstPause)
-                             : std::min<std::chrono::milliseconds>(pause_ * 2, kLongestPause);
-      if (!paused_until_) {
-        spdlog::critical("{}: paused for {}: the provider refused the credentials ({}); check the token or "
-                         "run 'fulfillsyncd auth login'",
-                         name(), config::format_duration(pause_), outcome.detail);
-      }
-      paused_until_ = std::chrono::steady_clock::now() + pause_;
-      context_.metrics.set_paused(name(), true);
-      return pause_;
-    default:
-      not_sent_back_off_ = not_sent_back_off_ == 0ms
-                               ? std::chrono::milliseconds(1s)
-                               : std::min<std::chrono::milliseconds>(not_sent_back_off_ * 2, kLongestNotSentBackOff);
-      return not_sent_back_off_;
-  }
-}
-
-void PushJob::note_success() {
-  not_sent_back_off_ = 0ms;
-  if (paused_until_) {
-    spdlog::info("{}: the provider accepts the credentials again; resuming", name());
-    paused_until_.reset();
-    pause_ = 0ms;
-    context_.metrics.set_paused(name(), false);
-  }
-}
-
 // --- creates ----------------------------------------------------------------------------------
 
 CreatePushJob::CreatePushJob(LedgerKind kind, PushContext context, config::JobConfig config,
                              std::function<bool()> poll_source)
-    : PushJob(context, config, std::move(poll_source)), kind_(kind) {
+    : PushJob(kind == LedgerKind::order_create ? "push_orders" : "push_returns", context, config,
+              std::move(poll_source)),
+      kind_(kind) {
   assert(kind != LedgerKind::order_cancel && "cancels have their own job");
 }
 
@@ -161,7 +122,7 @@ int CreatePushJob::backlog() { return context_.ledger.waiting(kind_); }
 
 asio::awaitable<JobRun> CreatePushJob::run() {
   JobRun run;
-  if (const auto left = pause_left()) {
+  if (const auto left = backoff_.pause_left()) {
     run.back_off = *left;
     co_return run;
   }
@@ -196,14 +157,14 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
       if (outcome.ok()) {
         spdlog::warn("{}: looking up {} unclear sends: the answer cannot be read ({}); trying again later", name(),
                      last - first, why);
-        run.back_off = note_failure(api::Outcome{});
+        run.back_off = backoff_.note_failure(api::Outcome{});
       } else {
         spdlog::warn("{}: looking up {} unclear sends failed: {}", name(), last - first, outcome.detail);
-        run.back_off = note_failure(outcome);
+        run.back_off = backoff_.note_failure(outcome);
       }
       co_return;
     }
-    note_success();
+    backoff_.note_success();
     failpoint(failpoint_name("after_reconcile_lookup"));
     auto batch = context_.ledger.batch();
     for (std::size_t i = first; i < last; ++i) {
@@ -292,7 +253,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
         context_.metrics.count_items(name(), "unknown");
         spdlog::warn("{} {}: created, but the answer cannot be read ({}); looking it up", noun(kind_), key, why);
       }
-      note_success();
+      backoff_.note_success();
       ++run.settled;
       return;
     }
@@ -300,7 +261,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
       context_.ledger.mark_rejected(kind_, key, outcome.detail);
       context_.metrics.count_items(name(), "rejected");
       spdlog::warn("{} {} rejected by the provider: {}", noun(kind_), key, outcome.detail);
-      note_success();
+      backoff_.note_success();
       ++run.settled;
       return;
     case OutcomeKind::duplicate_reference:
@@ -317,7 +278,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
     case OutcomeKind::not_sent:
       context_.ledger.mark_pending(kind_, key, outcome.detail);
       run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
-      run.back_off = std::max(run.back_off, note_failure(outcome));
+      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
       return;
   }
 }
@@ -328,7 +289,7 @@ int CancelPushJob::backlog() { return context_.ledger.waiting(LedgerKind::order_
 
 asio::awaitable<JobRun> CancelPushJob::run() {
   JobRun run;
-  if (const auto left = pause_left()) {
+  if (const auto left = backoff_.pause_left()) {
     run.back_off = *left;
     co_return run;
   }
@@ -411,7 +372,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
       ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
       context_.metrics.count_items(name(), "cancelled");
       spdlog::info("order {} cancelled at the provider", key);
-      note_success();
+      backoff_.note_success();
       ++run.settled;
       return;
     case OutcomeKind::rejected:
@@ -419,7 +380,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
       ledger.mark_rejected(LedgerKind::order_cancel, key, outcome.detail);
       context_.metrics.count_items(name(), "rejected");
       spdlog::warn("order {}: the provider refused the cancel: {}", key, outcome.detail);
-      note_success();
+      backoff_.note_success();
       ++run.settled;
       return;
     case OutcomeKind::ambiguous:
@@ -433,7 +394,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
     case OutcomeKind::not_sent:
       ledger.mark_pending(LedgerKind::order_cancel, key, outcome.detail);
       run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
-      run.back_off = std::max(run.back_off, note_failure(outcome));
+      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
       return;
   }
 }

@@ -10,7 +10,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Between two passes of `once` that found work waiting on something else (an unclear send, a back-off).
+// Between two passes of `once` that found work waiting on something else (an unclear send, a back-off,
+// a job's interval).
 constexpr auto kOnceRetryWait = 200ms;
 // After a run that threw (a store locked or unreadable): the next try.
 constexpr auto kAfterErrorWait = 5s;
@@ -26,11 +27,11 @@ void Scheduler::add(std::unique_ptr<Job> job, config::Duration interval) {
   slots_.push_back(Slot{jobs_.back().get(), interval});
 }
 
-long Scheduler::settled(const Job& job) const {
+Scheduler::Figures Scheduler::figures(const Job& job) const {
   for (const auto& slot : slots_) {
-    if (slot.job == &job) return slot.settled;
+    if (slot.job == &job) return slot.figures;
   }
-  return 0;
+  return {};
 }
 
 void Scheduler::start() {
@@ -58,8 +59,14 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot) {
     run = JobRun{.ok = false, .back_off = kAfterErrorWait};
   }
   --in_flight_;
-  slot.settled += run.settled;
-  metrics_.observe_run(slot.job->name(), run.ok, std::chrono::steady_clock::now() - started);
+  const auto took = std::chrono::steady_clock::now() - started;
+  Figures& figures = slot.figures;
+  figures.settled += run.settled;
+  ++figures.runs;
+  figures.failed_runs += run.ok ? 0 : 1;
+  figures.last_run_seconds = std::chrono::duration<double>(took).count();
+  if (run.ok) figures.last_success = std::chrono::system_clock::now();
+  metrics_.observe_run(slot.job->name(), run.ok, took);
   co_return run;
 }
 
@@ -82,13 +89,23 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
 }
 
 asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
+  // Each job runs at once, then again while it has more to do or once its interval has passed, as
+  // in the daemon; the pull jobs do not walk their windows on every pass of the pushes.
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> due(slots_.size(), Clock::now());
+  std::vector<bool> wants_more(slots_.size(), false);
+  bool settled_once = false;
   for (;;) {
     bool more = false;
     std::chrono::milliseconds back_off = 0ms;
-    for (auto& slot : slots_) {
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
       if (stopping_) co_return Idle::stopped;
+      Slot& slot = slots_[i];
+      if (!wants_more[i] && Clock::now() < due[i]) continue;
       const JobRun run = co_await run_once(slot);
       if (slot.job->paused()) co_return Idle::paused;
+      wants_more[i] = run.more && run.back_off == 0ms;
+      due[i] = Clock::now() + (run.back_off > 0ms ? run.back_off : slot.interval);
       more = more || run.more;
       back_off = std::max(back_off, run.back_off);
     }
@@ -99,8 +116,14 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
     }
     bool idle = !more;
     for (auto& slot : slots_) idle = idle && slot.job->backlog() == 0;
-    if (idle) co_return Idle::done;
-    co_await sleep(back_off > 0ms ? back_off : std::chrono::duration_cast<std::chrono::milliseconds>(kOnceRetryWait));
+    if (idle && settled_once) co_return Idle::done;
+    if (idle) {
+      // One last pass of every job, so that the pulls see what the pushes did last.
+      settled_once = true;
+      std::fill(due.begin(), due.end(), Clock::now());
+      continue;
+    }
+    co_await sleep(std::chrono::duration_cast<std::chrono::milliseconds>(kOnceRetryWait));
   }
 }
 

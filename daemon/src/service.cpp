@@ -13,6 +13,7 @@
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/cli.hpp"
+#include "fulfillsync/daemon/pull_jobs.hpp"
 #include "fulfillsync/daemon/push_jobs.hpp"
 #include "fulfillsync/daemon/status_report.hpp"
 
@@ -70,6 +71,12 @@ Service::Service(std::filesystem::path config_path, config::Config config,
     spdlog::warn("{} sends were interrupted by the last stop; they are looked up at the provider before any new send",
                  interrupted);
   }
+  marks_ = std::make_unique<TrackingMarkLedger>(*checkpoint_);
+  if (const int interrupted = marks_->recover_interrupted(); interrupted > 0) {
+    spdlog::warn("{} tracking marks were interrupted by the last stop; they are looked up at the provider before "
+                 "any new mark",
+                 interrupted);
+  }
   sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
   results_ = std::make_unique<ResultWriter>(*ledger_, *merchant_, *sync_metrics_);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
@@ -84,12 +91,14 @@ Service::Service(std::filesystem::path config_path, config::Config config,
       *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size}, *version, since});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
-  add_jobs();
-  progress_ = std::make_unique<ProgressReport>(*scheduler_, *ledger_, *sync_metrics_, config_.api.requests_per_minute);
-  progress_->export_ledger();
+  add_push_jobs();
+  add_pull_jobs(since);
+  progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *sync_metrics_,
+                                               config_.api.requests_per_minute);
+  progress_->export_figures();
 }
 
-void Service::add_jobs() {
+void Service::add_push_jobs() {
   const auto version = *api::parse_api_version(config_.api.version);
   const PushContext context{*client_, *ledger_, *results_, *sync_metrics_, version, stopping_};
   // Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
@@ -111,6 +120,28 @@ void Service::add_jobs() {
     scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::return_create, context, sync.push_returns,
                                                     [this] { return return_intake_->poll(kIntakeBatchesPerRun); }),
                     sync.push_returns.interval);
+  }
+}
+
+void Service::add_pull_jobs(const std::string& since) {
+  const auto version = *api::parse_api_version(config_.api.version);
+  const auto starting_point = timestamps::parse_iso8601(since);
+  assert(starting_point && "the starting point is saved in ISO 8601");
+  const PullContext context{*client_, *merchant_, *checkpoint_, *sync_metrics_, version, stopping_, *starting_point};
+  const auto& sync = config_.sync;
+  if (sync.pull_shipments.enabled) {
+    scheduler_->add(std::make_unique<PullShipmentsJob>(context, sync.pull_shipments), sync.pull_shipments.interval);
+  }
+  if (sync.mark_tracking.mode != config::TrackingMarkMode::never) {
+    scheduler_->add(std::make_unique<MarkTrackingJob>(context, *marks_, sync.mark_tracking),
+                    sync.mark_tracking.interval);
+  }
+  if (sync.pull_returns.enabled) {
+    scheduler_->add(std::make_unique<PullReturnsJob>(context, sync.pull_returns), sync.pull_returns.interval);
+  }
+  if (sync.pull_lots.enabled) {
+    // The job spaces its own reads across the interval; the scheduler only wakes it.
+    scheduler_->add(std::make_unique<PullLotsJob>(context, sync.pull_lots, mode_ != Mode::once), 1s);
   }
 }
 
@@ -166,10 +197,11 @@ asio::awaitable<void> Service::run_jobs_once() {
   for (const auto& [key, count] : counts) {
     if (key.second == LedgerState::rejected) rejected += count;
   }
-  std::fputs(format_summary(*ledger_).c_str(), stdout);
+  const int failing_marks = marks_->failing();
+  std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_)).c_str(), stdout);
   std::fflush(stdout);
   if (idle == Scheduler::Idle::done) {
-    exit_code_ = rejected > 0 ? exit_code::data_error : exit_code::ok;
+    exit_code_ = rejected > 0 || failing_marks > 0 ? exit_code::data_error : exit_code::ok;
   } else {
     exit_code_ = exit_code::temporary_failure;
     spdlog::error(idle == Scheduler::Idle::paused ? "stopped with work left: the provider refused the credentials"

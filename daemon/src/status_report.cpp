@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/job_stats.hpp"
 #include "fulfillsync/daemon/progress_report.hpp"
 #include "fulfillsync/daemon/source_intake.hpp"
+#include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
@@ -88,6 +90,50 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     out += "Nothing waiting to be sent\n";
   }
   out += '\n' + format_summary(ledger);
+  out += '\n' + format_pull_side(store);
+  return out;
+}
+
+std::string format_pull_side(CheckpointStore& store) {
+  std::string out;
+  const auto now = timestamps::Clock::now();
+  const auto ago = [&](const std::optional<std::string>& when) -> std::string {
+    const auto at = when ? timestamps::parse_iso8601(*when) : std::nullopt;
+    if (!at) return "never";
+    return rough_duration(std::chrono::duration<double>(now - *at).count()) + " ago";
+  };
+  const auto window = store.cursor("pull_shipments");
+  out += fmt::format("Shipments pulled up to the provider's changes of {}\n", window.value_or("(none yet)"));
+
+  TrackingMarkLedger marks(store);
+  const auto counts = marks.counts();
+  out += "Tracking marks:";
+  for (const MarkState state : {MarkState::pending, MarkState::in_flight, MarkState::unknown}) {
+    const auto it = counts.find(state);
+    out += fmt::format(" {} {}", to_string(state), it == counts.end() ? 0 : it->second);
+  }
+  out += " (marked ones leave the store once the merchant's tracking rows show them)\n";
+  const auto failing = marks.in_state(MarkState::pending, 1000);
+  for (const auto& mark : failing) {
+    if (!mark.last_error.empty()) {
+      out += fmt::format("  shipment {}: {} attempts, last: {}\n", mark.shipment_id, mark.attempts, mark.last_error);
+    }
+  }
+
+  const auto stats = load_job_stats(store);
+  if (stats.empty()) return out + "No job figures yet (the daemon saves them every sync.progress_interval)\n";
+  out += fmt::format("\nJobs, as the daemon saved them {}:\n", ago(stats.front().updated_at));
+  out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>10}  {:<16}{}\n", "", "runs", "failed", "items", "last run",
+                     "last success", "lag");
+  for (const auto& job : stats) {
+    out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>9.2f}s  {:<16}{}\n", job.job, job.runs, job.failed_runs, job.items,
+                       job.last_run_seconds, ago(job.last_success_at),
+                       job.data_as_of ? rough_duration(std::chrono::duration<double>(
+                                                           now - timestamps::parse_iso8601(*job.data_as_of)
+                                                                     .value_or(now))
+                                                           .count())
+                                      : std::string("-"));
+  }
   return out;
 }
 

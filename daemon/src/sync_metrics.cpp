@@ -1,5 +1,6 @@
 #include "fulfillsync/daemon/sync_metrics.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace fulfillsync::daemon {
@@ -57,7 +58,17 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
       eta_(prometheus::BuildGauge()
                .Name("fulfillsync_push_backlog_eta_seconds")
                .Help("Estimated time to clear a push job's backlog at its current rate and the rate budget.")
-               .Register(registry)) {}
+               .Register(registry)),
+      lag_(prometheus::BuildGauge()
+               .Name("fulfillsync_pull_lag_seconds")
+               .Help("How old the provider's data a pull job last committed is: now minus the start of its last "
+                     "whole window, pass or cycle.")
+               .Register(registry)),
+      marks_(prometheus::BuildGauge()
+                 .Name("fulfillsync_tracking_marks")
+                 .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
+                       "row shows them).")
+                 .Register(registry)) {}
 
 void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
   items_.Add({{"job", std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
@@ -96,6 +107,17 @@ void SyncMetrics::set_oldest_waiting_age(double seconds) { oldest_waiting_.Set(s
 void SyncMetrics::set_backlog(std::string_view job, double remaining, double eta_seconds) {
   backlog_.Add({{"job", std::string(job)}}).Set(remaining);
   eta_.Add({{"job", std::string(job)}}).Set(eta_seconds);
+}
+
+void SyncMetrics::set_lag(std::string_view job, std::chrono::system_clock::duration lag) {
+  lag_.Add({{"job", std::string(job)}}).Set(std::max(0.0, std::chrono::duration<double>(lag).count()));
+}
+
+void SyncMetrics::set_tracking_marks(const std::map<MarkState, int>& counts) {
+  for (const MarkState state : {MarkState::pending, MarkState::in_flight, MarkState::marked, MarkState::unknown}) {
+    const auto it = counts.find(state);
+    marks_.Add({{"state", std::string(to_string(state))}}).Set(it == counts.end() ? 0 : it->second);
+  }
 }
 
 }  // namespace fulfillsync::daemon

@@ -109,6 +109,45 @@ struct JobConfig {
   bool operator==(const JobConfig&) const = default;
 };
 
+// A pull job that walks the provider's changes in windows (pull_shipments) or polls what is still
+// open (pull_returns).
+struct PullJobConfig {
+  bool enabled = true;
+  Duration interval = std::chrono::minutes(1);
+  int page_size = 250;  // items per list request (the API takes at most 250)
+  // How far before the newest change already stored a window starts again: the provider's pages are
+  // not sorted across boundaries and its updates may land late; re-reading them only repeats work.
+  Duration overlap = std::chrono::minutes(2);
+  // pull_shipments only: also keep the timeline of every changed shipment (one request each).
+  bool timelines = false;
+
+  bool operator==(const PullJobConfig&) const = default;
+};
+
+enum class TrackingMarkMode {
+  after_write,   // once the merchant database holds the tracking
+  acknowledged,  // once the merchant's application sets `acknowledged_at` in the tracking table
+  never,
+};
+
+struct TrackingMarksConfig {
+  TrackingMarkMode mode = TrackingMarkMode::after_write;
+  Duration interval = std::chrono::seconds(10);
+  int batch_size = 100;  // shipment ids per batch request
+  // The safety sweep: orders the provider says have tracking not marked uploaded.
+  Duration sweep_interval = std::chrono::minutes(30);
+
+  bool operator==(const TrackingMarksConfig&) const = default;
+};
+
+struct LotsConfig {
+  bool enabled = true;
+  // Each watched inventory id is read once per interval, the reads spread evenly across it.
+  Duration interval = std::chrono::minutes(15);
+
+  bool operator==(const LotsConfig&) const = default;
+};
+
 struct SyncConfig {
   // Where a first start begins: source rows with updated_at at or after it (ISO 8601). Unset: the
   // moment of the first start, so years of history are never pushed by surprise. Kept in the
@@ -119,6 +158,10 @@ struct SyncConfig {
   JobConfig push_orders;
   JobConfig push_cancels;
   JobConfig push_returns;
+  PullJobConfig pull_shipments;
+  TrackingMarksConfig mark_tracking;
+  PullJobConfig pull_returns{.interval = std::chrono::minutes(5), .page_size = 100};
+  LotsConfig pull_lots;
 
   bool operator==(const SyncConfig&) const = default;
 };

@@ -7,9 +7,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace SQLite {
 class Database;
+class Statement;
 }
 
 namespace fulfillsync::daemon {
@@ -40,6 +42,9 @@ class CheckpointStore {
   const std::filesystem::path& path() const { return path_; }
   int schema_version() const;
   SQLite::Database& database() { return *db_; }
+  // The statement for `sql`, prepared on first use and reset for reuse (preparing costs more than
+  // running the ledgers' statements). A caller that stops stepping a query early resets it.
+  SQLite::Statement& prepared(const std::string& sql);
 
   // A job's saved position (its own encoding), nothing before its first save.
   std::optional<std::string> cursor(std::string_view job);
@@ -51,6 +56,7 @@ class CheckpointStore {
   std::filesystem::path path_;
   int lock_fd_ = -1;
   std::unique_ptr<SQLite::Database> db_;
+  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
 };
 
 }  // namespace fulfillsync::daemon

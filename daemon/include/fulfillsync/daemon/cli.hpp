@@ -13,7 +13,7 @@ namespace fulfillsync::daemon {
 namespace exit_code {
 inline constexpr int ok = 0;
 inline constexpr int usage = 64;        // EX_USAGE
-inline constexpr int data_error = 65;   // EX_DATAERR: rows stay rejected (once)
+inline constexpr int data_error = 65;   // EX_DATAERR: rows stay rejected, or tracking marks refused (once)
 inline constexpr int unavailable = 69;  // EX_UNAVAILABLE: a store or service could not be opened
 inline constexpr int software = 70;     // EX_SOFTWARE: an internal error
 inline constexpr int temporary_failure = 75;  // EX_TEMPFAIL: work is left (once); try again later

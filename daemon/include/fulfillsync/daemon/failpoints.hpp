@@ -10,7 +10,7 @@
 
 namespace fulfillsync::daemon {
 
-inline constexpr std::array<std::string_view, 15> kFailpoints = {
+inline constexpr std::array<std::string_view, 24> kFailpoints = {
     "intake.before_commit",                // source rows read and offered, before the ledger commit
     "push_orders.before_send",             // entries durably in_flight, nothing sent yet
     "push_orders.after_response",          // answers received, before the ledger records them
@@ -26,6 +26,15 @@ inline constexpr std::array<std::string_view, 15> kFailpoints = {
     "push_returns.after_ledger_commit",
     "push_returns.after_result_write",
     "push_returns.after_reconcile_lookup",
+    "pull_shipments.after_page_commit",     // a page of the window in the merchant database, more to come
+    "pull_shipments.before_checkpoint",     // the whole window committed, its end not saved yet
+    "mark_tracking.after_reconcile_lookup",  // unclear marks looked up, before the ledger adopts them
+    "mark_tracking.before_send",            // marks durably in_flight, nothing sent yet
+    "mark_tracking.after_response",         // the batch answered, before the ledger records it
+    "mark_tracking.after_ledger_commit",    // ledger committed, before the merchant's tracking rows
+    "mark_tracking.after_result_write",     // tracking rows written, before the ledger knows
+    "pull_returns.after_merchant_commit",   // returns written, their progress not saved yet
+    "pull_lots.after_merchant_commit",
 };
 
 // Reads FULFILLSYNC_FAILPOINTS once. Throws std::invalid_argument for a name or count it does not know.

@@ -3,6 +3,7 @@
 // is waiting. Failures inside a run are values (logged, counted, retried); a run throws only for a
 // store that cannot be read or written, which the scheduler logs and counts before the next run.
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "fulfillsync/common/asio.hpp"
@@ -26,6 +27,9 @@ class Job {
   virtual int backlog() = 0;
   // Paused because the provider refused the credentials: the operator must act.
   virtual bool paused() const = 0;
+  // A pull job: the provider's data it last committed in full is as of this moment (the start of
+  // that window, pass or cycle); its lag is now minus this. Nothing for push jobs, or before the first.
+  virtual std::optional<std::chrono::system_clock::time_point> data_as_of() const { return std::nullopt; }
 };
 
 }  // namespace fulfillsync::daemon

@@ -68,9 +68,7 @@ enum class Offer {
 
 class OutboundLedger {
  public:
-  // The ledger must not outlive `store`: it keeps prepared statements on its connection.
   explicit OutboundLedger(CheckpointStore& store);
-  ~OutboundLedger();
   OutboundLedger(const OutboundLedger&) = delete;
   OutboundLedger& operator=(const OutboundLedger&) = delete;
 
@@ -136,12 +134,7 @@ class OutboundLedger {
   void transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
                   LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> remote_status,
                   std::optional<std::string_view> error);
-  // The statement for `sql`, prepared on first use and reset for reuse: preparing costs more than
-  // running the ledger's statements. A caller that stops on a row resets it.
-  SQLite::Statement& prepared(const std::string& sql);
-
   CheckpointStore& store_;
-  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
 };
 
 }  // namespace fulfillsync::daemon

@@ -1,7 +1,8 @@
 #pragma once
-// Every few seconds: the outbound ledger's counts and the oldest waiting entry into the metrics, and
-// for each push job with a backlog a log line with what was done, what is left, the rate and the
-// time it will take at that rate (and at the most the rate budget allows).
+// Every few seconds: the outbound ledger's counts, the oldest waiting entry and the pull jobs' lag
+// into the metrics; each job's figures into the checkpoint store (for `status`); and for each job
+// with a backlog a log line with what was done, what is left, the rate and the time it will take at
+// that rate (and at the most the rate budget allows).
 #include <map>
 #include <string>
 
@@ -13,17 +14,20 @@ namespace fulfillsync::daemon {
 
 class ProgressReport {
  public:
-  ProgressReport(const Scheduler& scheduler, OutboundLedger& ledger, SyncMetrics& metrics, int requests_per_minute);
+  ProgressReport(const Scheduler& scheduler, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
+                 int requests_per_minute);
 
   // One report; `elapsed` is the time since the previous one.
   void report(std::chrono::steady_clock::duration elapsed);
-  // The ledger's counts and its oldest waiting entry into the metrics (part of every report).
-  void export_ledger();
+  // The ledger's counts, its oldest waiting entry and the pull jobs' lag into the metrics, and the
+  // jobs' figures into the checkpoint store (part of every report).
+  void export_figures();
   // The status line for systemd: "Running; backlog 120 (push_orders 100, push_returns 20)".
   const std::string& status() const { return status_; }
 
  private:
   const Scheduler& scheduler_;
+  CheckpointStore& store_;
   OutboundLedger& ledger_;
   SyncMetrics& metrics_;
   double budget_per_second_;

@@ -15,6 +15,7 @@
 #include "fulfillsync/api/client.hpp"
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/failure_backoff.hpp"
 #include "fulfillsync/daemon/job.hpp"
 #include "fulfillsync/daemon/outbound_ledger.hpp"
 #include "fulfillsync/daemon/result_writer.hpp"
@@ -36,27 +37,18 @@ struct PushContext {
 class PushJob : public Job {
  public:
   // `poll_source` runs the intake of the job's source table and returns whether more rows wait.
-  PushJob(PushContext context, config::JobConfig config, std::function<bool()> poll_source);
+  PushJob(std::string_view name, PushContext context, config::JobConfig config, std::function<bool()> poll_source);
   bool paused() const override;
 
  protected:
   // The entries taken per run: the batch size, but no more than about ten seconds of the rate
   // budget, so that a stop or a crash leaves few entries in flight.
   int chunk_size() const;
-  // Records one failed exchange that is not about this entry: throttled, refused credentials, no
-  // connection. Returns the back-off.
-  std::chrono::milliseconds note_failure(const api::Outcome& outcome);
-  void note_success();
-  std::optional<std::chrono::milliseconds> pause_left() const;
 
   PushContext context_;
   config::JobConfig config_;
   std::function<bool()> poll_source_;
-
- private:
-  std::optional<std::chrono::steady_clock::time_point> paused_until_;
-  std::chrono::milliseconds pause_{0};
-  std::chrono::milliseconds not_sent_back_off_{0};
+  FailureBackoff backoff_;
 };
 
 // push_orders (LedgerKind::order_create) or push_returns (LedgerKind::return_create).
@@ -81,7 +73,8 @@ class CreatePushJob final : public PushJob {
 
 class CancelPushJob final : public PushJob {
  public:
-  using PushJob::PushJob;
+  CancelPushJob(PushContext context, config::JobConfig config, std::function<bool()> poll_source)
+      : PushJob("push_cancels", context, config, std::move(poll_source)) {}
   std::string_view name() const override { return "push_cancels"; }
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override;

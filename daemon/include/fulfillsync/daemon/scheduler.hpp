@@ -5,6 +5,7 @@
 // counts them so the service's graceful stop can wait.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,8 +24,14 @@ class Scheduler {
   void add(std::unique_ptr<Job> job, config::Duration interval);
   const std::vector<std::unique_ptr<Job>>& jobs() const { return jobs_; }
 
-  // Items each job has settled since the start.
-  long settled(const Job& job) const;
+  // What a job has done since the start.
+  struct Figures {
+    long runs = 0, failed_runs = 0, settled = 0;
+    double last_run_seconds = 0;
+    std::optional<std::chrono::system_clock::time_point> last_success{};
+  };
+  Figures figures(const Job& job) const;
+  long settled(const Job& job) const { return figures(job).settled; }
 
   // Starts every job's loop.
   void start();
@@ -37,7 +44,7 @@ class Scheduler {
   struct Slot {
     Job* job;
     config::Duration interval;
-    long settled = 0;
+    Figures figures{};
   };
   boost::asio::awaitable<void> loop(Slot& slot);
   boost::asio::awaitable<JobRun> run_once(Slot& slot);

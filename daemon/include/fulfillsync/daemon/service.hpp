@@ -26,6 +26,7 @@
 #include "fulfillsync/daemon/sd_notify.hpp"
 #include "fulfillsync/daemon/source_intake.hpp"
 #include "fulfillsync/daemon/sync_metrics.hpp"
+#include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
 
 namespace fulfillsync::daemon {
@@ -55,7 +56,9 @@ class Service {
   // Finds the channel for creating calls; retried while the provider cannot be reached, fatal
   // (exit 78) when the token or the configured channel cannot work.
   boost::asio::awaitable<void> connect_to_provider();
-  void add_jobs();
+  void add_push_jobs();
+  // `since`: the starting point (ISO 8601); nothing older is pulled.
+  void add_pull_jobs(const std::string& since);
   boost::asio::awaitable<void> run_jobs_once();
   boost::asio::awaitable<void> report_progress();
   void reload();
@@ -80,6 +83,7 @@ class Service {
   std::unique_ptr<api::TokenSource> tokens_;
   std::unique_ptr<api::ApiClient> client_;
   std::unique_ptr<OutboundLedger> ledger_;
+  std::unique_ptr<TrackingMarkLedger> marks_;
   std::unique_ptr<SyncMetrics> sync_metrics_;
   std::unique_ptr<ResultWriter> results_;
   std::unique_ptr<SourceIntake<merchant::OrderRow>> order_intake_;

@@ -13,6 +13,7 @@
 #include <prometheus/registry.h>
 
 #include "fulfillsync/daemon/outbound_ledger.hpp"
+#include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -36,6 +37,11 @@ class SyncMetrics {
   void set_oldest_waiting_age(double seconds);
   void set_backlog(std::string_view job, double remaining, double eta_seconds);
 
+  // How old the data a pull job last committed is: now minus when its last whole window, pass or
+  // cycle began.
+  void set_lag(std::string_view job, std::chrono::system_clock::duration lag);
+  void set_tracking_marks(const std::map<MarkState, int>& counts);
+
  private:
   prometheus::Family<prometheus::Counter>& items_;
   prometheus::Family<prometheus::Counter>& unapplied_;
@@ -48,6 +54,8 @@ class SyncMetrics {
   prometheus::Gauge& oldest_waiting_;
   prometheus::Family<prometheus::Gauge>& backlog_;
   prometheus::Family<prometheus::Gauge>& eta_;
+  prometheus::Family<prometheus::Gauge>& lag_;
+  prometheus::Family<prometheus::Gauge>& marks_;
 };
 
 }  // namespace fulfillsync::daemon

@@ -1,0 +1,35 @@
+#pragma once
+// How a job meets exchanges that failed for a reason that is not about one item: a 429 spaces its
+// next run; refused credentials (401/403) pause it, 1 minute doubling to 15, with a critical log
+// and the `fulfillsync_job_paused` gauge; no connection or an unreadable answer backs it off, 1
+// second doubling to 30. The first success resumes the job.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "fulfillsync/api/outcome.hpp"
+#include "fulfillsync/daemon/sync_metrics.hpp"
+
+namespace fulfillsync::daemon {
+
+class FailureBackoff {
+ public:
+  FailureBackoff(std::string job, SyncMetrics& metrics);
+
+  // Returns how long the job waits before its next run.
+  std::chrono::milliseconds note_failure(const api::Outcome& outcome);
+  void note_success();
+
+  bool paused() const { return paused_until_.has_value(); }
+  // What is left of a pause; nothing when the job may run (a pause that ran out lets one run try).
+  std::optional<std::chrono::milliseconds> pause_left() const;
+
+ private:
+  std::string job_;
+  SyncMetrics& metrics_;
+  std::optional<std::chrono::steady_clock::time_point> paused_until_;
+  std::chrono::milliseconds pause_{0};
+  std::chrono::milliseconds back_off_{0};
+};
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,428 @@
+// The pull jobs and the tracking marks end to end (sync_fixture.hpp): orders pushed, the sandbox
+// fulfils them on its clock, and what it knows must arrive in the merchant's result tables, each
+// shipment's tracking marked uploaded exactly once and never before the merchant database holds it.
+#include <simdjson.h>
+
+#include "sync_fixture.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kTrackingMarksRefused = 65;
+// The sandbox's demo catalogue: an inventory item with stock at three centers.
+constexpr std::int64_t kWatchedInventory = 7002;
+
+constexpr std::string_view kPullJobs =
+    "    pull_shipments: {interval: 50ms, page_size: 100}\n"
+    "    mark_tracking: {interval: 50ms, batch_size: 50}\n"
+    "    pull_returns: {interval: 50ms, page_size: 20}\n"
+    "    pull_lots: {interval: 1s}\n";
+
+// A shipment as the sandbox's admin path shows it.
+struct SandboxShipment {
+  std::string order_reference{};
+  std::string status{};
+  std::string tracking_number{};
+  bool uploaded = false;
+  std::int64_t marks = 0;
+};
+
+// A shipment as the merchant's result tables hold it.
+struct MerchantShipment {
+  std::string order_reference{};
+  std::string status{};
+  std::string last_update_at{};
+  std::string tracking_number{};  // "" without a tracking row
+  bool marked = false;          // upload_marked_at set
+  int items = 0;
+};
+
+class PullSyncTest : public SyncFixture {
+ protected:
+  void start(std::vector<std::string> sandbox_args = {}, std::string_view jobs = kPullJobs) {
+    start_sandbox(std::move(sandbox_args));
+    write_config("", jobs);
+  }
+
+  void advance_clock(long seconds) {
+    const auto response = sandbox->admin("POST", fmt::format("/_sandbox/clock/advance?seconds={}", seconds));
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  void set_faults(std::string_view spec) {
+    const auto response = sandbox->admin("POST", "/_sandbox/faults?seed=7", spec);
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  void set_lot(std::int64_t inventory_id, std::string_view lot, int location, int on_hand) {
+    const auto response = sandbox->admin(
+        "POST", fmt::format("/_sandbox/inventory/{}/lots", inventory_id),
+        fmt::format(R"({{"lot_number": "{}", "location_id": {}, "on_hand": {}}})", lot, location, on_hand));
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  void watch(std::int64_t inventory_id) {
+    execute(fmt::format("INSERT INTO fulfillsync_watched_inventory (inventory_id) VALUES ({})", inventory_id));
+  }
+
+  // shipment id -> what the sandbox knows of it.
+  std::map<std::int64_t, SandboxShipment> sandbox_shipments() {
+    const auto response = sandbox->admin("GET", "/_sandbox/orders");
+    EXPECT_EQ(response.status, 200) << response.body;
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string body(response.body);
+    std::map<std::int64_t, SandboxShipment> shipments;
+    auto document = parser.iterate(body);
+    auto orders = document.get_array();
+    // The admin body is either an array or an object holding `orders`.
+    simdjson::ondemand::array list;
+    if (orders.error()) {
+      list = document.find_field("orders").get_array().value();
+    } else {
+      list = orders.value();
+    }
+    for (auto order : list) {
+      std::string reference;
+      std::string_view text;
+      if (!order.find_field_unordered("reference_id").get_string().get(text)) reference = std::string(text);
+      for (auto shipment : order.find_field_unordered("shipments").get_array()) {
+        SandboxShipment s{.order_reference = reference};
+        const std::int64_t id = shipment.find_field_unordered("id").get_int64().value();
+        if (!shipment.find_field_unordered("status").get_string().get(text)) s.status = std::string(text);
+        if (!shipment.find_field_unordered("tracking_number").get_string().get(text)) {
+          s.tracking_number = std::string(text);
+        }
+        s.uploaded = shipment.find_field_unordered("is_tracking_uploaded").get_bool().value();
+        s.marks = shipment.find_field_unordered("tracking_upload_marks").get_int64().value();
+        shipments.emplace(id, std::move(s));
+      }
+    }
+    return shipments;
+  }
+
+  std::map<std::int64_t, MerchantShipment> merchant_shipments() {
+    std::map<std::int64_t, MerchantShipment> shipments;
+    SQLite::Statement query(*merchant,
+                            "SELECT s.shipment_id, coalesce(s.order_reference_id, ''), s.status, s.last_update_at, "
+                            "coalesce(t.tracking_number, ''), t.upload_marked_at IS NOT NULL, "
+                            "(SELECT count(*) FROM fulfillsync_shipment_items i WHERE i.shipment_id = s.shipment_id) "
+                            "FROM fulfillsync_shipments s LEFT JOIN fulfillsync_tracking t USING (shipment_id)");
+    while (query.executeStep()) {
+      shipments.emplace(query.getColumn(0).getInt64(),
+                        MerchantShipment{.order_reference = query.getColumn(1).getString(),
+                                         .status = query.getColumn(2).getString(),
+                                         .last_update_at = query.getColumn(3).getString(),
+                                         .tracking_number = query.getColumn(4).getString(),
+                                         .marked = query.getColumn(5).getInt() != 0,
+                                         .items = query.getColumn(6).getInt()});
+    }
+    return shipments;
+  }
+
+  long count(std::string_view sql) {
+    SQLite::Statement query(*merchant, std::string(sql));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  }
+
+  // Nothing is marked at the provider that the merchant database does not hold.
+  void expect_no_mark_without_merchant_tracking() {
+    const auto held = merchant_shipments();
+    for (const auto& [id, shipment] : sandbox_shipments()) {
+      if (shipment.marks == 0) continue;
+      const auto it = held.find(id);
+      EXPECT_TRUE(it != held.end() && !it->second.tracking_number.empty())
+          << "shipment " << id << " was marked before the merchant database held its tracking";
+    }
+  }
+
+  // Every shipment of the provider is in the merchant database as the provider has it, with its
+  // items; every one with tracking has it there and was marked exactly once.
+  void expect_shipments_synced(std::size_t expected) {
+    const auto provider = sandbox_shipments();
+    const auto held = merchant_shipments();
+    EXPECT_EQ(provider.size(), expected);
+    EXPECT_EQ(held.size(), expected);
+    const auto orders = provider_orders();
+    for (const auto& [id, shipment] : provider) {
+      const auto it = held.find(id);
+      if (it == held.end()) {
+        ADD_FAILURE() << "shipment " << id << " of " << shipment.order_reference << " is not in the merchant database";
+        continue;
+      }
+      EXPECT_EQ(it->second.order_reference, shipment.order_reference) << id;
+      EXPECT_EQ(it->second.status, shipment.status) << id;
+      EXPECT_EQ(it->second.tracking_number, shipment.tracking_number) << id;
+      EXPECT_GT(it->second.items, 0) << id;
+      if (!shipment.tracking_number.empty()) {
+        EXPECT_EQ(shipment.marks, 1) << "shipment " << id << " marked " << shipment.marks << " times";
+        EXPECT_TRUE(shipment.uploaded) << id;
+        EXPECT_TRUE(it->second.marked) << id;
+      }
+      const auto order = orders.find(shipment.order_reference);
+      if (order != orders.end()) {
+        EXPECT_EQ(result_column("remote_status", shipment.order_reference), order->second.status) << id;
+      }
+    }
+  }
+
+  // The merchant's lot rows of an inventory id, "lot@location:on_hand/fulfillable", against the provider's.
+  std::set<std::string> merchant_lots(std::int64_t inventory_id) {
+    std::set<std::string> lots;
+    SQLite::Statement query(*merchant,
+                            "SELECT lot_number, location_id, on_hand_quantity, fulfillable_quantity "
+                            "FROM fulfillsync_inventory_lots WHERE inventory_id = ?");
+    query.bind(1, static_cast<int64_t>(inventory_id));
+    while (query.executeStep()) {
+      lots.insert(fmt::format("{}@{}:{}/{}", query.getColumn(0).getString(), query.getColumn(1).getInt64(),
+                              query.getColumn(2).getInt64(), query.getColumn(3).getInt64()));
+    }
+    return lots;
+  }
+  std::set<std::string> provider_lots(std::int64_t inventory_id) {
+    const auto response = api_get(fmt::format("/inventory-level/{}/lots", inventory_id));
+    EXPECT_EQ(response.status, 200) << response.body;
+    auto levels = api::decode<api::LotLevels>(response.body, api::ApiVersion::v2026_07);
+    EXPECT_TRUE(levels.ok());
+    std::set<std::string> lots;
+    if (!levels) return lots;
+    for (const auto& lot : levels->lots) {
+      for (const auto& location : lot.locations) {
+        lots.insert(fmt::format("{}@{}:{}/{}", lot.lot_number.value_or(""), location.location_id.value_or(0),
+                                location.quantities.on_hand_quantity.value_or(0),
+                                location.quantities.fulfillable_quantity.value_or(0)));
+      }
+    }
+    return lots;
+  }
+};
+
+TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
+  start();
+  insert_orders("ORD", 1000);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  // Created, not shipped yet: shipments without tracking, nothing to mark.
+  EXPECT_EQ(merchant_shipments().size(), 1000u);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking"), 0);
+
+  advance_clock(400);  // every order shipped, with tracking
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(1000);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 1000);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_order_sync WHERE remote_status = 'Fulfilled'"), 1000);
+  const auto not_uploaded = api_get("/order?HasTracking=true&IsTrackingUploaded=false");
+  EXPECT_EQ(not_uploaded.body, "[]");
+
+  advance_clock(2 * 24 * 3600);  // in transit, out for delivery, delivered
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(1000);  // still marked once each
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_shipments WHERE status_detail_id = 203 "
+                  "AND delivery_date IS NOT NULL"),
+            1000);
+  EXPECT_THAT(result.stdout_text, HasSubstr("pull_shipments"));
+}
+
+TEST_F(PullSyncTest, KilledAtEveryPullFailpointLosesAndRepeatsNothing) {
+  const std::vector<std::vector<std::string>> failpoints = {
+      {"pull_shipments.after_page_commit@2"},
+      {"pull_shipments.before_checkpoint"},
+      {"mark_tracking.before_send@2"},
+      {"mark_tracking.after_response"},
+      {"mark_tracking.after_ledger_commit"},
+      {"mark_tracking.after_result_write"},
+      // An unclear mark first (killed in flight), then killed while it is looked up.
+      {"mark_tracking.before_send", "mark_tracking.after_reconcile_lookup"},
+      {"pull_returns.after_merchant_commit"},
+      {"pull_lots.after_merchant_commit"},
+  };
+  for (const auto& sequence : failpoints) {
+    SCOPED_TRACE(sequence.back());
+    create_merchant_database();
+    start();
+    insert_orders("FP", 250);
+    insert_returns("RMA", 10);
+    watch(kWatchedInventory);
+    auto result = once();
+    ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+    advance_clock(25 * 3600);  // shipped and in transit; the returns have arrived
+
+    for (const auto& failpoint : sequence) {
+      result = once({"FULFILLSYNC_FAILPOINTS=" + failpoint});
+      ASSERT_EQ(result.exit_status, kKilled) << failpoint << " was not reached: " << result.stderr_text;
+      expect_no_mark_without_merchant_tracking();
+    }
+    result = once();
+    ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+    expect_shipments_synced(250);
+    EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_return_sync WHERE remote_status = 'Arrived' "
+                    "AND arrived_at IS NOT NULL"),
+              10);
+    EXPECT_EQ(merchant_lots(kWatchedInventory), provider_lots(kWatchedInventory));
+    if (HasFailure()) return;
+  }
+}
+
+TEST_F(PullSyncTest, EqualTimestampsAcrossPageBoundariesAndOverlappingWindowsLoseNothing) {
+  // A clock that barely moves: every order is created at one instant, so every shipment step of all
+  // of them carries the same last_update_at, across three pages of 250.
+  start({"--clock-speed", "0.000001"}, "    pull_shipments: {interval: 50ms, page_size: 250}\n");
+  insert_orders("EQ", 600);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+  {
+    const auto held_before = merchant_shipments();
+    std::set<std::string> instants;
+    for (const auto& [id, shipment] : held_before) instants.insert(shipment.last_update_at);
+    EXPECT_EQ(instants.size(), 1u) << "the orders were meant to be created at one instant";
+  }
+  // Killed after the second page of the window: the window was not saved, and is read again whole.
+  result = once({"FULFILLSYNC_FAILPOINTS=pull_shipments.after_page_commit@2"});
+  ASSERT_EQ(result.exit_status, kKilled) << result.stderr_text;
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(600);
+  std::set<std::string> instants;
+  for (const auto& [id, shipment] : merchant_shipments()) instants.insert(shipment.last_update_at);
+  EXPECT_EQ(instants.size(), 1u);
+
+  // Windows overlap: the next runs read the same instant again, and change nothing.
+  const long items = count("SELECT count(*) FROM fulfillsync_shipment_items");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(600);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_shipment_items"), items);
+}
+
+TEST_F(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
+  // Small batches: thirty mark requests, so that unclear and refused ones come up.
+  start({}, "    pull_shipments: {interval: 50ms, page_size: 100}\n"
+            "    mark_tracking: {interval: 50ms, batch_size: 10}\n"
+            "    pull_returns: {interval: 50ms, page_size: 5}\n");
+  insert_orders("FLT", 300);
+  insert_returns("RMA", 10);
+  watch(kWatchedInventory);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(25 * 3600);
+  set_faults(
+      "route=GET /*/order;500=0.1;429=0.05;retry_after_s=1;drop_before=0.05;drop_after=0.05;malformed=0.05;"
+      "latency_ms=30@0.2"
+      " | route=POST /*/shipment:batchUpdateTrackingUpload;500=0.1;429=0.05;retry_after_s=1;drop_before=0.05;"
+      "drop_after=0.15;malformed=0.1"
+      " | route=GET /*/return;500=0.1;429=0.05;retry_after_s=1;drop_after=0.05;malformed=0.1"
+      " | route=GET /*/inventory-level/**;500=0.1;429=0.05;retry_after_s=1;drop_after=0.05;malformed=0.1");
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    result = once();
+    if (result.exit_status == 0) break;
+  }
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const auto stats = sandbox->admin("GET", "/_sandbox/stats");
+  EXPECT_THAT(stats.body, HasSubstr("\"drop_after\":"));
+  set_faults("");
+  expect_shipments_synced(300);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_return_sync WHERE remote_status = 'Arrived'"), 10);
+  EXPECT_EQ(merchant_lots(kWatchedInventory), provider_lots(kWatchedInventory));
+}
+
+TEST_F(PullSyncTest, ABatchWithRefusedItemsMarksTheRestAndRetriesTheRefused) {
+  start();
+  insert_orders("PART", 20);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+  // Pulled, not marked yet: then a tracking row the provider does not know slips into the table.
+  write_config("", std::string(kPullJobs.substr(0, kPullJobs.find("    mark_tracking"))) +
+                       "    mark_tracking: {mode: never}\n" +
+                       std::string(kPullJobs.substr(kPullJobs.find("    pull_returns"))));
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(count("SELECT count(*) FROM fulfillsync_tracking"), 20);
+  for (const auto& [id, shipment] : sandbox_shipments()) EXPECT_EQ(shipment.marks, 0) << id;
+  execute("INSERT INTO fulfillsync_tracking (shipment_id, order_id, tracking_number, written_at) "
+          "SELECT 99999999, order_id, 'NO-SUCH-SHIPMENT', written_at FROM fulfillsync_tracking LIMIT 1");
+
+  write_config("", kPullJobs);
+  result = once();
+  EXPECT_EQ(result.exit_status, kTrackingMarksRefused) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("shipment 99999999: 1 attempts"));
+  expect_shipments_synced(20);
+  EXPECT_EQ(result_column_if_any("state", "PART-0001"), "created");
+  SQLite::Statement refused(*merchant,
+                            "SELECT mark_attempts, coalesce(mark_error, ''), upload_marked_at IS NULL "
+                            "FROM fulfillsync_tracking WHERE shipment_id = 99999999");
+  ASSERT_TRUE(refused.executeStep());
+  EXPECT_EQ(refused.getColumn(0).getInt(), 1);
+  EXPECT_THAT(refused.getColumn(1).getString(), HasSubstr("NotFound"));
+  EXPECT_EQ(refused.getColumn(2).getInt(), 1);
+
+  // Not due again yet: a second run sends nothing, and the marked ones are never sent again.
+  result = once();
+  EXPECT_EQ(result.exit_status, kTrackingMarksRefused) << result.stderr_text;
+  expect_shipments_synced(20);
+}
+
+TEST_F(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
+  start({}, "    pull_shipments: {interval: 50ms}\n    mark_tracking: {interval: 50ms, mode: acknowledged}\n");
+  insert_orders("ACK", 10);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(count("SELECT count(*) FROM fulfillsync_tracking"), 10);
+  for (const auto& [id, shipment] : sandbox_shipments()) EXPECT_EQ(shipment.marks, 0) << id;
+
+  // The shop's application has uploaded four of them to its storefront.
+  execute("UPDATE fulfillsync_tracking SET acknowledged_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+          "WHERE shipment_id IN (SELECT shipment_id FROM fulfillsync_tracking ORDER BY shipment_id LIMIT 4)");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  std::set<std::int64_t> acknowledged;
+  SQLite::Statement query(*merchant, "SELECT shipment_id FROM fulfillsync_tracking WHERE acknowledged_at IS NOT NULL");
+  while (query.executeStep()) acknowledged.insert(query.getColumn(0).getInt64());
+  ASSERT_EQ(acknowledged.size(), 4u);
+  for (const auto& [id, shipment] : sandbox_shipments()) {
+    EXPECT_EQ(shipment.marks, acknowledged.contains(id) ? 1 : 0) << id;
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 4);
+}
+
+TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
+  start();
+  watch(kWatchedInventory);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const auto initial = provider_lots(kWatchedInventory);
+  ASSERT_FALSE(initial.empty());
+  EXPECT_EQ(merchant_lots(kWatchedInventory), initial);
+
+  set_lot(kWatchedInventory, "L-NEW", 8, 12);  // appears
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(merchant_lots(kWatchedInventory), provider_lots(kWatchedInventory));
+  EXPECT_TRUE(merchant_lots(kWatchedInventory).contains("L-NEW@8:12/12"));
+
+  set_lot(kWatchedInventory, "L-NEW", 8, 5);  // changes
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_TRUE(merchant_lots(kWatchedInventory).contains("L-NEW@8:5/5"));
+
+  set_lot(kWatchedInventory, "L-NEW", 8, 0);  // disappears
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(merchant_lots(kWatchedInventory), initial);
+
+  execute(fmt::format("DELETE FROM fulfillsync_watched_inventory WHERE inventory_id = {}", kWatchedInventory));
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_TRUE(merchant_lots(kWatchedInventory).empty());
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing

@@ -1,0 +1,296 @@
+#pragma once
+// What the sync tests share: fulfillsyncd against fulfillsync-sandbox, with the test playing the
+// merchant application on its own connection to a real SQLite file. What reached the provider is
+// read back through the API and the sandbox's admin path.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/testing/http.hpp"
+#include "fulfillsync/testing/process.hpp"
+#include "fulfillsync/testing/sandbox.hpp"
+
+namespace fulfillsync::testing {
+
+using namespace std::chrono_literals;
+
+constexpr int kKilled = 128 + SIGKILL;
+constexpr int kRowsStayRejected = 65;
+
+// The sandbox's demo catalogue: products by reference and name, inventory ids, fulfillment centers.
+constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {{
+    {"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
+
+class SyncFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_file(dir / "api-token", std::string(Sandbox::kToken) + "\n");
+    chmod((dir / "api-token").c_str(), 0600);
+    create_merchant_database();
+  }
+
+  // A new merchant database with the contract's source tables, and no checkpoint store.
+  void create_merchant_database() {
+    merchant.reset();
+    for (const char* file : {"merchant.db", "merchant.db-wal", "merchant.db-shm", "checkpoint.db", "checkpoint.db-wal",
+                             "checkpoint.db-shm"}) {
+      std::filesystem::remove(dir / file);
+    }
+    merchant = std::make_unique<SQLite::Database>((dir / "merchant.db").string(),
+                                                  SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    merchant->setBusyTimeout(5000);
+    merchant->exec("PRAGMA journal_mode = WAL");
+    merchant->exec(read_file(source_path("schema/merchant/source_tables.sql")));
+  }
+
+  void start_sandbox(std::vector<std::string> args = {}) {
+    sandbox = std::make_unique<Sandbox>(std::move(args));
+    write_config();
+  }
+
+  // `jobs`: more lines under sync.jobs, e.g. "    pull_lots: {interval: 1s}\n".
+  void write_config(std::string_view extra = "", std::string_view jobs = "") {
+    write_file(config_path, "checkpoint:\n"
+                            "  path: " + (dir / "checkpoint.db").string() + "\n"
+                            "merchant:\n"
+                            "  sqlite:\n"
+                            "    path: " + (dir / "merchant.db").string() + "\n"
+                            "api:\n"
+                            "  base_url: " + sandbox->base_url() + "\n"
+                            "  allow_plain_http: true\n"
+                            "  token_file: " + (dir / "api-token").string() + "\n"
+                            "  requests_per_minute: 100000\n"
+                            "  request_timeout: 5s\n"
+                            "  retry: {base: 10ms, cap: 200ms, attempts: 3}\n"
+                            "sync:\n"
+                            "  orders_since: 2020-01-01T00:00:00Z\n"
+                            "  progress_interval: 1s\n"
+                            "  jobs:\n"
+                            "    push_orders: {interval: 50ms, batch_size: 100, concurrency: 4}\n"
+                            "    push_cancels: {interval: 50ms}\n"
+                            "    push_returns: {interval: 50ms}\n" + std::string(jobs) +
+                            "metrics:\n"
+                            "  enabled: false\n" + std::string(extra));
+  }
+
+  RunResult daemon(std::vector<std::string> command, std::vector<std::string> env = {}) {
+    std::vector<std::string> argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string()};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return run(ChildProcess::Options{.argv = argv, .set_env = std::move(env), .unset_env = {"FULFILLSYNC_FAILPOINTS"}},
+               180s);
+  }
+  RunResult once(std::vector<std::string> env = {}) { return daemon({"once"}, std::move(env)); }
+
+  // --- the merchant's side -------------------------------------------------------------------
+
+  void insert_order(const std::string& reference, int n, std::string_view updated_at = {}) {
+    SQLite::Statement order(*merchant,
+                            "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
+                            "recipient_name, recipient_email, address1, city, state, zip_code, country, "
+                            "updated_at) VALUES (?, ?, ?, 'DTC', ?, ?, ?, 'Austin', 'TX', ?, 'US', "
+                            "coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+    order.bind(1, reference);
+    order.bind(2, fmt::format("#{}", n));
+    order.bind(3, n % 3 == 0 ? "Express" : "Standard");
+    order.bind(4, fmt::format("Customer {}", n));
+    order.bind(5, fmt::format("customer{}@example.com", n));
+    order.bind(6, fmt::format("{} Main Street", n));
+    order.bind(7, fmt::format("{:05}", 10000 + n));
+    if (updated_at.empty()) order.bind(8);
+    else order.bind(8, std::string(updated_at));
+    order.exec();
+    for (int line = 1; line <= 1 + n % 2; ++line) {
+      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
+      SQLite::Statement insert(*merchant,
+                               "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                               "product_reference_id, product_name, quantity) VALUES (?, ?, ?, ?, ?)");
+      insert.bind(1, reference);
+      insert.bind(2, line);
+      insert.bind(3, product);
+      insert.bind(4, name);
+      insert.bind(5, 1 + (n + line) % 3);
+      insert.exec();
+    }
+    if (!updated_at.empty()) {
+      // The line triggers touched the order; put its old timestamp back, as a late commit would carry.
+      SQLite::Statement back(*merchant, "UPDATE fulfillsync_orders SET updated_at = ? WHERE reference_id = ?");
+      back.bind(1, std::string(updated_at));
+      back.bind(2, reference);
+      back.exec();
+    }
+  }
+
+  void insert_orders(const std::string& prefix, int count) {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= count; ++i) insert_order(fmt::format("{}-{:04}", prefix, i), i);
+    transaction.commit();
+  }
+
+  void insert_returns(const std::string& prefix, int count) {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= count; ++i) {
+      const std::string reference = fmt::format("{}-{:03}", prefix, i);
+      SQLite::Statement insert(*merchant,
+                               "INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
+                               "fulfillment_center_name, tracking_number) VALUES (?, 8, 'Cicero (IL)', ?)");
+      insert.bind(1, reference);
+      insert.bind(2, fmt::format("1Z{:010}", i));
+      insert.exec();
+      SQLite::Statement line(*merchant,
+                             "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
+                             "quantity, requested_action) VALUES (?, 1, 7002, ?, 'Restock')");
+      line.bind(1, reference);
+      line.bind(2, 1 + i % 2);
+      line.exec();
+    }
+    transaction.commit();
+  }
+
+  void request_cancel(const std::string& reference) {
+    SQLite::Statement update(*merchant, "UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = ?");
+    update.bind(1, reference);
+    ASSERT_EQ(update.exec(), 1);
+  }
+
+  void execute(const std::string& sql) { merchant->exec(sql); }
+
+  // reference id -> state, from the result table.
+  std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") {
+    std::map<std::string, std::string> states;
+    SQLite::Statement query(*merchant, fmt::format("SELECT reference_id, state FROM {}", table));
+    while (query.executeStep()) states[query.getColumn(0).getString()] = query.getColumn(1).getString();
+    return states;
+  }
+
+  std::string result_column(std::string_view column, const std::string& reference,
+                            std::string_view table = "fulfillsync_order_sync") {
+    SQLite::Statement query(*merchant, fmt::format("SELECT coalesce({}, '') FROM {} WHERE reference_id = ?", column,
+                                                   table));
+    query.bind(1, reference);
+    return query.executeStep() ? query.getColumn(0).getString() : "(no row)";
+  }
+
+  // The same before the daemon has created its result tables: "(no row)".
+  std::string result_column_if_any(std::string_view column, const std::string& reference) {
+    try {
+      return result_column(column, reference);
+    } catch (const SQLite::Exception&) {
+      return "(no row)";
+    }
+  }
+
+  // --- the provider's side -------------------------------------------------------------------
+
+  HttpResponse api_get(const std::string& target) {
+    return http_request("127.0.0.1", sandbox->port(), "GET", "/2026-07" + target,
+                        {{"Authorization", std::string("Bearer ") + Sandbox::kToken}});
+  }
+
+  // Every order the provider has, by reference id.
+  std::map<std::string, api::Order> provider_orders() {
+    std::map<std::string, api::Order> orders;
+    for (int page = 1;; ++page) {
+      const auto response = api_get(fmt::format("/order?Limit=250&Page={}", page));
+      EXPECT_EQ(response.status, 200) << response.body;
+      auto decoded = api::decode<api::OrderPage>(response.body, api::ApiVersion::v2026_07);
+      EXPECT_TRUE(decoded.ok()) << decoded.error().to_string();
+      if (!decoded || decoded->empty()) break;
+      for (auto& order : *decoded) {
+        const std::string reference = order.reference_id.value_or("");
+        EXPECT_FALSE(orders.contains(reference)) << reference << " exists twice at the provider";
+        orders.emplace(reference, std::move(order));
+      }
+      if (!response.headers.contains("next-page")) break;
+    }
+    return orders;
+  }
+
+  std::map<std::string, api::ReturnOrder> provider_returns() {
+    std::map<std::string, api::ReturnOrder> returns;
+    std::string target = "/return?Limit=250";
+    for (;;) {
+      const auto response = api_get(target);
+      EXPECT_EQ(response.status, 200) << response.body;
+      auto decoded = api::decode<api::ReturnList>(response.body, api::ApiVersion::v2026_07);
+      EXPECT_TRUE(decoded.ok()) << decoded.error().to_string();
+      if (!decoded) break;
+      for (auto& item : decoded->items) {
+        const std::string reference = item.reference_id.value_or("");
+        EXPECT_FALSE(returns.contains(reference)) << reference << " exists twice at the provider";
+        returns.emplace(reference, std::move(item));
+      }
+      if (!decoded->next || decoded->next->empty()) break;
+      const std::string& next = *decoded->next;
+      const std::size_t question = next.find('?');
+      target = "/return" + (question == std::string::npos ? std::string() : next.substr(question));
+    }
+    return returns;
+  }
+
+  // How many orders and returns the sandbox created in all (duplicates would count twice).
+  std::pair<long, long> creates() {
+    const auto stats = sandbox->admin("GET", "/_sandbox/stats");
+    const auto number_after = [&](std::string_view key) {
+      const std::size_t at = stats.body.find(key);
+      return at == std::string::npos ? 0 : std::stol(stats.body.substr(at + key.size()));  // absent before any
+    };
+    return {number_after("\"orders\":"), number_after("\"returns\":")};
+  }
+
+  // Every order of `prefix`-0001.. exists once at the provider with the source row's fields, and
+  // the result table holds its id.
+  void expect_orders_delivered(const std::string& prefix, int count, const std::set<std::string>& cancelled = {}) {
+    const auto orders = provider_orders();
+    const auto states = result_states();
+    int seen = 0;
+    for (int i = 1; i <= count; ++i) {
+      const std::string reference = fmt::format("{}-{:04}", prefix, i);
+      const auto it = orders.find(reference);
+      if (it == orders.end()) {
+        ADD_FAILURE() << reference << " is missing at the provider";
+        continue;
+      }
+      ++seen;
+      const api::Order& order = it->second;
+      const bool cancel = cancelled.contains(reference);
+      EXPECT_EQ(order.status, cancel ? "Cancelled" : "Processing") << reference;
+      EXPECT_EQ(order.order_number, fmt::format("#{}", i));
+      EXPECT_EQ(order.shipping_method, i % 3 == 0 ? "Express" : "Standard");
+      ASSERT_TRUE(order.recipient && order.recipient->address) << reference;
+      EXPECT_EQ(order.recipient->name, fmt::format("Customer {}", i));
+      EXPECT_EQ(order.recipient->email, fmt::format("customer{}@example.com", i));
+      EXPECT_EQ(order.recipient->address->address1, fmt::format("{} Main Street", i));
+      EXPECT_EQ(order.recipient->address->zip_code, fmt::format("{:05}", 10000 + i));
+      EXPECT_EQ(order.recipient->address->country, "US");
+      ASSERT_EQ(order.products.size(), static_cast<std::size_t>(1 + i % 2)) << reference;
+      for (std::size_t line = 0; line < order.products.size(); ++line) {
+        const auto& [product, name] = kProducts[(static_cast<std::size_t>(i) + line + 1) % kProducts.size()];
+        EXPECT_EQ(order.products[line].reference_id, product) << reference;
+        EXPECT_EQ(order.products[line].quantity, 1 + (i + static_cast<int>(line) + 1) % 3) << reference;
+      }
+      EXPECT_EQ(states.count(reference) ? states.at(reference) : "(none)", cancel ? "cancelled" : "created")
+          << reference;
+      EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id)) << reference;
+    }
+    EXPECT_EQ(seen, count);
+  }
+
+  TempDir dir;
+  std::filesystem::path config_path = dir / "fulfillsync.yaml";
+  std::unique_ptr<SQLite::Database> merchant;
+  std::unique_ptr<Sandbox> sandbox;
+};
+
+}  // namespace fulfillsync::testing
