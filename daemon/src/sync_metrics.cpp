@@ -52,12 +52,12 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                           .Register(registry)
                           .Add({})),
       backlog_(prometheus::BuildGauge()
-                   .Name("fulfillsync_push_backlog_items")
-                   .Help("Items a push job still has to send or look up.")
+                   .Name("fulfillsync_job_backlog_items")
+                   .Help("Items a job still has to send or look up (a pull job: 1 while its last window failed).")
                    .Register(registry)),
       eta_(prometheus::BuildGauge()
-               .Name("fulfillsync_push_backlog_eta_seconds")
-               .Help("Estimated time to clear a push job's backlog at its current rate and the rate budget.")
+               .Name("fulfillsync_job_backlog_eta_seconds")
+               .Help("Estimated time to clear a job's backlog at its current rate and the rate budget.")
                .Register(registry)),
       lag_(prometheus::BuildGauge()
                .Name("fulfillsync_pull_lag_seconds")

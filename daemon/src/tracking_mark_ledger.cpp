@@ -156,8 +156,9 @@ void TrackingMarkLedger::mark_absent(std::int64_t shipment_id) {
 
 std::vector<merchant::TrackingMarkResult> TrackingMarkLedger::unwritten_results(int limit) {
   SQLite::Statement& query = store_.prepared(
-      "SELECT shipment_id, state, attempts, last_error, updated_at FROM tracking_marks "
-      "WHERE result_pending = 1 ORDER BY shipment_id LIMIT ?");
+      // Only settled states: a mark sent again meanwhile reports when it settles once more.
+      "SELECT shipment_id, state, attempts, last_error, updated_at FROM tracking_marks WHERE result_pending = 1 "
+      "AND (state = 'marked' OR (state = 'pending' AND last_error IS NOT NULL)) ORDER BY shipment_id LIMIT ?");
   query.bind(1, limit);
   std::vector<merchant::TrackingMarkResult> results;
   while (query.executeStep()) {

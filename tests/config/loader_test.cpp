@@ -140,6 +140,148 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_EQ(config.metrics.port, 0);
 }
 
+TEST_F(ConfigLoaderTest, PullJobDefaults) {
+  const SyncConfig sync = load_string(valid(), "test.yaml").sync;
+  EXPECT_TRUE(sync.pull_shipments.enabled);
+  EXPECT_EQ(sync.pull_shipments.interval, 2min);
+  EXPECT_EQ(sync.pull_shipments.page_size, 250);
+  EXPECT_EQ(sync.pull_shipments.overlap, 1min);
+  EXPECT_FALSE(sync.pull_shipments.timelines);
+  EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::after_write);
+  EXPECT_EQ(sync.mark_tracking.interval, 10s);
+  EXPECT_EQ(sync.mark_tracking.batch_size, 100);
+  EXPECT_EQ(sync.mark_tracking.sweep_interval, 30min);
+  EXPECT_TRUE(sync.pull_returns.enabled);
+  EXPECT_EQ(sync.pull_returns.interval, 5min);
+  EXPECT_EQ(sync.pull_returns.page_size, 100);
+  EXPECT_TRUE(sync.pull_lots.enabled);
+  EXPECT_EQ(sync.pull_lots.interval, 15min);
+  // An empty jobs section changes nothing.
+  EXPECT_EQ(load_string(valid("sync:\n  jobs:\n    pull_shipments: {}\n    mark_tracking: {}\n"), "test.yaml").sync,
+            sync);
+}
+
+TEST_F(ConfigLoaderTest, PullJobKeysSet) {
+  const SyncConfig sync = load_string(valid("sync:\n"
+                                            "  jobs:\n"
+                                            "    pull_shipments:\n"
+                                            "      enabled: false\n"
+                                            "      interval: 30s\n"
+                                            "      page_size: 50\n"
+                                            "      overlap: 5m\n"
+                                            "      timelines: true\n"
+                                            "    mark_tracking:\n"
+                                            "      mode: acknowledged\n"
+                                            "      interval: 1s\n"
+                                            "      batch_size: 1000\n"
+                                            "      sweep_interval: 7d\n"
+                                            "    pull_returns:\n"
+                                            "      enabled: false\n"
+                                            "      interval: 1h\n"
+                                            "      page_size: 1\n"
+                                            "    pull_lots:\n"
+                                            "      enabled: false\n"
+                                            "      interval: 1h30m\n"),
+                                      "test.yaml")
+                              .sync;
+  EXPECT_FALSE(sync.pull_shipments.enabled);
+  EXPECT_EQ(sync.pull_shipments.interval, 30s);
+  EXPECT_EQ(sync.pull_shipments.page_size, 50);
+  EXPECT_EQ(sync.pull_shipments.overlap, 5min);
+  EXPECT_TRUE(sync.pull_shipments.timelines);
+  EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::acknowledged);
+  EXPECT_EQ(sync.mark_tracking.interval, 1s);
+  EXPECT_EQ(sync.mark_tracking.batch_size, 1000);
+  EXPECT_EQ(sync.mark_tracking.sweep_interval, 7 * 24h);
+  EXPECT_FALSE(sync.pull_returns.enabled);
+  EXPECT_EQ(sync.pull_returns.interval, 1h);
+  EXPECT_EQ(sync.pull_returns.page_size, 1);
+  EXPECT_FALSE(sync.pull_lots.enabled);
+  EXPECT_EQ(sync.pull_lots.interval, 90min);
+  // The push jobs keep their own defaults.
+  EXPECT_TRUE(sync.push_orders.enabled);
+  EXPECT_EQ(sync.push_orders.batch_size, 100);
+}
+
+TEST_F(ConfigLoaderTest, TrackingMarkModes) {
+  const auto mode_of = [&](std::string_view mode) {
+    const std::string yaml = valid("sync:\n  jobs:\n    mark_tracking:\n      mode: " + std::string(mode) + "\n");
+    return load_string(yaml, "test.yaml").sync.mark_tracking.mode;
+  };
+  EXPECT_EQ(mode_of("after_write"), TrackingMarkMode::after_write);
+  EXPECT_EQ(mode_of("acknowledged"), TrackingMarkMode::acknowledged);
+  EXPECT_EQ(mode_of("never"), TrackingMarkMode::never);
+  EXPECT_THAT(errors_of(valid("sync:\n  jobs:\n    mark_tracking:\n      mode: always\n")),
+              ElementsAre("test.yaml:12:13: sync.jobs.mark_tracking.mode: 'always' is not one of: after_write, "
+                          "acknowledged, never"));
+  EXPECT_THAT(errors_of(valid("sync:\n  jobs:\n    mark_tracking:\n      mode: [never]\n")),
+              ElementsAre(HasSubstr("test.yaml:12:13: sync.jobs.mark_tracking.mode: expected a string")));
+}
+
+TEST_F(ConfigLoaderTest, PullJobValuesAreRangeChecked) {
+  EXPECT_THAT(errors_of(valid("sync:\n"
+                              "  jobs:\n"
+                              "    pull_shipments:\n"
+                              "      interval: 5ms\n"
+                              "      page_size: 251\n"
+                              "      overlap: 8d\n"
+                              "      timelines: sometimes\n"
+                              "    mark_tracking:\n"
+                              "      interval: 2d\n"
+                              "      batch_size: 1001\n"
+                              "      sweep_interval: 30s\n"
+                              "    pull_returns:\n"
+                              "      page_size: 101\n"
+                              "    pull_lots:\n"
+                              "      interval: 8d\n")),
+              ElementsAre("test.yaml:12:17: sync.jobs.pull_shipments.interval: 5ms is out of range: allowed 10ms to 1d",
+                          "test.yaml:13:18: sync.jobs.pull_shipments.page_size: 251 is out of range: allowed 1 to 250",
+                          "test.yaml:14:16: sync.jobs.pull_shipments.overlap: 8d is out of range: allowed 0s to 7d",
+                          "test.yaml:15:18: sync.jobs.pull_shipments.timelines: expected true or false, found "
+                          "'sometimes'",
+                          "test.yaml:17:17: sync.jobs.mark_tracking.interval: 2d is out of range: allowed 10ms to 1d",
+                          "test.yaml:18:19: sync.jobs.mark_tracking.batch_size: 1001 is out of range: allowed 1 to "
+                          "1000",
+                          "test.yaml:19:23: sync.jobs.mark_tracking.sweep_interval: 30s is out of range: allowed 1m "
+                          "to 7d",
+                          "test.yaml:21:18: sync.jobs.pull_returns.page_size: 101 is out of range: allowed 1 to 100",
+                          "test.yaml:23:17: sync.jobs.pull_lots.interval: 8d is out of range: allowed 10ms to 7d"));
+  EXPECT_THAT(errors_of(valid("sync:\n"
+                              "  jobs:\n"
+                              "    pull_shipments: {page_size: 0}\n"
+                              "    mark_tracking: {batch_size: 0, sweep_interval: 8d}\n"
+                              "    pull_returns: {page_size: 0}\n")),
+              ElementsAre(HasSubstr("sync.jobs.pull_shipments.page_size: 0 is out of range: allowed 1 to 250"),
+                          HasSubstr("sync.jobs.mark_tracking.batch_size: 0 is out of range: allowed 1 to 1000"),
+                          HasSubstr("sync.jobs.mark_tracking.sweep_interval: 8d is out of range: allowed 1m to 7d"),
+                          HasSubstr("sync.jobs.pull_returns.page_size: 0 is out of range: allowed 1 to 100")));
+  // The bounds themselves are allowed.
+  const SyncConfig sync = load_string(valid("sync:\n"
+                                            "  jobs:\n"
+                                            "    pull_shipments: {page_size: 250, overlap: 0s}\n"
+                                            "    mark_tracking: {batch_size: 1, sweep_interval: 1m}\n"
+                                            "    pull_returns: {page_size: 100}\n"),
+                                      "test.yaml")
+                              .sync;
+  EXPECT_EQ(sync.pull_shipments.page_size, 250);
+  EXPECT_EQ(sync.pull_shipments.overlap, 0s);
+  EXPECT_EQ(sync.mark_tracking.batch_size, 1);
+  EXPECT_EQ(sync.mark_tracking.sweep_interval, 1min);
+  EXPECT_EQ(sync.pull_returns.page_size, 100);
+}
+
+TEST_F(ConfigLoaderTest, WindowKeysAreForPullShipmentsOnly) {
+  EXPECT_THAT(errors_of(valid("sync:\n"
+                              "  jobs:\n"
+                              "    pull_returns:\n"
+                              "      overlap: 1m\n"
+                              "      timelines: true\n")),
+              ElementsAre("test.yaml:12:7: sync.jobs.pull_returns.overlap: unknown key 'overlap'",
+                          "test.yaml:13:7: sync.jobs.pull_returns.timelines: unknown key 'timelines'"));
+  EXPECT_THAT(errors_of(valid("sync:\n  jobs:\n    pull_lots:\n      page_size: 10\n")),
+              ElementsAre("test.yaml:12:7: sync.jobs.pull_lots.page_size: unknown key 'page_size'"));
+}
+
 TEST_F(ConfigLoaderTest, StartingPointMustBeADateTime) {
   std::string yaml = valid();
   yaml += "sync:\n  orders_since: last tuesday\n  jobs:\n    push_orders: {concurrency: 0}\n";

@@ -225,6 +225,75 @@ TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
                   "AND delivery_date IS NOT NULL"),
             1000);
   EXPECT_THAT(result.stdout_text, HasSubstr("pull_shipments"));
+
+  const auto status = daemon({"status"});
+  ASSERT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, HasSubstr("Tracking marks: pending 0 in_flight 0 unknown 0"));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("mark_tracking +[0-9]+ +0 +1000 "));
+}
+
+TEST_F(PullSyncTest, NothingIsMarkedBeforeTheMerchantDatabaseHoldsTheTracking) {
+  start();
+  insert_orders("LOCK", 20);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+
+  // The shop's application holds the database's write lock: the pulled shipments cannot be
+  // committed (the daemon waits its busy timeout, then tries again later), so nothing is marked.
+  auto lock = std::make_unique<SQLite::Transaction>(*merchant, SQLite::TransactionBehavior::IMMEDIATE);
+  ChildProcess daemon_run({.argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"}});
+  ASSERT_TRUE(daemon_run.wait_for_stderr("fulfillsyncd ready", 10s)) << daemon_run.stderr_text();
+  ASSERT_TRUE(daemon_run.wait_for_stderr("database is locked", 20s)) << daemon_run.stderr_text();
+  std::this_thread::sleep_for(2s);
+  for (const auto& [id, shipment] : sandbox_shipments()) {
+    EXPECT_FALSE(shipment.tracking_number.empty()) << id;
+    EXPECT_EQ(shipment.marks, 0) << "shipment " << id << " was marked while the merchant database could not hold it";
+  }
+  lock.reset();  // rolled back
+
+  // Once the lock is gone, the shipments are written and then marked.
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL") < 20 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+  }
+  daemon_run.send_signal(SIGTERM);
+  ASSERT_EQ(daemon_run.wait_for_exit(30s), 0) << daemon_run.stderr_text();
+  expect_shipments_synced(20);
+}
+
+TEST_F(PullSyncTest, TimelinesOfChangedShipmentsAreKept) {
+  start({}, "    pull_shipments: {interval: 50ms, timelines: true}\n    mark_tracking: {interval: 50ms}\n");
+  insert_orders("TL", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(2 * 3600);  // shipped and in transit
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  SQLite::Statement shipments(*merchant, "SELECT shipment_id, order_id FROM fulfillsync_shipments");
+  int checked = 0;
+  while (shipments.executeStep()) {
+    const std::int64_t shipment_id = shipments.getColumn(0).getInt64();
+    const auto response =
+        api_get(fmt::format("/order/{}/shipment/{}/timeline", shipments.getColumn(1).getInt64(), shipment_id));
+    ASSERT_EQ(response.status, 200) << response.body;
+    auto timeline = api::decode<api::ShipmentTimeline>(response.body, api::ApiVersion::v2026_07);
+    ASSERT_TRUE(timeline.ok());
+    std::vector<std::int64_t> expected;
+    for (const auto& entry : *timeline) expected.push_back(entry.log_type_id.value_or(-1));
+    std::vector<std::int64_t> held;
+    SQLite::Statement rows(*merchant,
+                           "SELECT coalesce(log_type_id, -1) FROM fulfillsync_shipment_timeline WHERE shipment_id = ? "
+                           "ORDER BY seq");
+    rows.bind(1, static_cast<int64_t>(shipment_id));
+    while (rows.executeStep()) held.push_back(rows.getColumn(0).getInt64());
+    EXPECT_EQ(held, expected) << shipment_id;
+    EXPECT_GE(expected.size(), 5u) << "allocated, picked, packed, labeled, shipped, in transit";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
 }
 
 TEST_F(PullSyncTest, KilledAtEveryPullFailpointLosesAndRepeatsNothing) {

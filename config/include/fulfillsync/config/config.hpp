@@ -113,11 +113,13 @@ struct JobConfig {
 // open (pull_returns).
 struct PullJobConfig {
   bool enabled = true;
-  Duration interval = std::chrono::minutes(1);
+  // Each run reads every order changed since the last window: a longer interval reads each order in
+  // fewer windows (fewer calls per order), a shorter one brings shipments in sooner.
+  Duration interval = std::chrono::minutes(2);
   int page_size = 250;  // items per list request (the API takes at most 250)
   // How far before the newest change already stored a window starts again: the provider's pages are
   // not sorted across boundaries and its updates may land late; re-reading them only repeats work.
-  Duration overlap = std::chrono::minutes(2);
+  Duration overlap = std::chrono::minutes(1);
   // pull_shipments only: also keep the timeline of every changed shipment (one request each).
   bool timelines = false;
 

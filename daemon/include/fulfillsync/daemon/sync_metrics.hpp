@@ -21,9 +21,11 @@ class SyncMetrics {
  public:
   explicit SyncMetrics(prometheus::Registry& registry);
 
-  // Items a job settled, by outcome: created, adopted (found at the provider after an unclear
-  // answer), cancelled, invalid (refused by local validation), rejected (by the provider),
-  // withdrawn (cancelled before it was created), unknown (to be looked up), retried.
+  // Items a job settled, by outcome. Pushes: created, adopted (found at the provider after an
+  // unclear answer), cancelled, invalid (refused by local validation), rejected (by the provider),
+  // withdrawn (cancelled before it was created), unknown (to be looked up), retried. Pulls: written,
+  // removed (lots), timeline, timeline_failed, unreadable, refused. Marks: marked, adopted, failed,
+  // unknown.
   void count_items(std::string_view job, std::string_view outcome, double count = 1);
   // A change to a created order or return that the API cannot apply.
   void count_unapplied_change(LedgerKind kind);
