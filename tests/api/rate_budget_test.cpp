@@ -28,7 +28,7 @@ std::vector<std::string> grant_order(RateBudget& budget, asio::io_context& io,
   return granted;
 }
 
-TEST(RateBudgetTest, GrantsUpToTheLimitAtOnceThenWaitsForTheWindow) {
+TEST(RateBudgetTest, GrantsUpToTheLimitPerWindowThenWaits) {
   asio::io_context io;
   RateBudget budget(io.get_executor(), 3, 20s, 300ms);
   const auto started = std::chrono::steady_clock::now();
@@ -37,6 +37,29 @@ TEST(RateBudgetTest, GrantsUpToTheLimitAtOnceThenWaitsForTheWindow) {
   EXPECT_EQ(granted, (std::vector<std::string>{"a", "b", "c", "d"}));
   // The fourth had to wait for the first to leave the window: a lower bound, never an upper one.
   EXPECT_GE(std::chrono::steady_clock::now() - started, 300ms);
+}
+
+TEST(RateBudgetTest, PacesABacklogAfterABurstOfASixth) {
+  asio::io_context io;
+  // 60 a window of 600 ms: a burst of 10, then one every 10 ms.
+  RateBudget budget(io.get_executor(), 60, 20s, 600ms);
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::chrono::steady_clock::duration> granted_at;
+  for (int i = 0; i < 30; ++i) {
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+          co_await budget.acquire(Priority::push);
+          granted_at.push_back(std::chrono::steady_clock::now() - started);
+        },
+        asio::detached);
+  }
+  io.run_for(5s);
+  ASSERT_EQ(granted_at.size(), 30u);
+  // Lower bounds only: the k-th slot after the burst is earned k * 10 ms after the start.
+  for (std::size_t k = 10; k < granted_at.size(); ++k) {
+    EXPECT_GE(granted_at[k], std::chrono::milliseconds(10 * (k - 9)) - 1ms) << "slot " << k << " came early";
+  }
 }
 
 TEST(RateBudgetTest, PushesGoBeforePullsThatArrivedEarlier) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace fulfillsync::api {
 namespace asio = boost::asio;
@@ -9,7 +10,19 @@ using namespace std::chrono_literals;
 
 RateBudget::RateBudget(asio::any_io_executor executor, int requests_per_window, std::chrono::milliseconds aging,
                        std::chrono::milliseconds window)
-    : executor_(std::move(executor)), limit_(std::max(1, requests_per_window)), aging_(aging), window_(window) {}
+    : executor_(std::move(executor)),
+      limit_(std::max(1, requests_per_window)),
+      aging_(aging),
+      window_(window),
+      burst_(std::max(1.0, limit_ / 6.0)),
+      tokens_(burst_),
+      refilled_at_(Clock::now()) {}
+
+void RateBudget::refill(Clock::time_point now) {
+  const double per_ms = limit_ / static_cast<double>(window_.count());
+  tokens_ = std::min(burst_, tokens_ + per_ms * std::chrono::duration<double, std::milli>(now - refilled_at_).count());
+  refilled_at_ = now;
+}
 
 void RateBudget::prune(Clock::time_point now) {
   while (!sent_.empty() && now - sent_.front().first >= window_) {
@@ -47,9 +60,15 @@ asio::awaitable<void> RateBudget::acquire(Priority priority) {
   for (;;) {
     const auto now = Clock::now();
     prune(now);
+    refill(now);
     Clock::time_point ready = now;
     if (paused_until_ > now) ready = paused_until_;
     if (counted_ >= limit_) ready = std::max(ready, oldest_to_leave());
+    if (tokens_ < 1) {
+      const double per_ms = limit_ / static_cast<double>(window_.count());
+      ready = std::max(ready, now + std::chrono::microseconds(static_cast<std::int64_t>(
+                                        std::ceil((1 - tokens_) / per_ms * 1000))));
+    }
     if (ready <= now && is_next(*self, now)) break;
     // Sleep until a slot frees, or until another waiter leaves and we may be next; an aged waiter
     // re-ranks itself at least every second.
@@ -59,6 +78,7 @@ asio::awaitable<void> RateBudget::acquire(Priority priority) {
   }
   sent_.emplace_back(Clock::now(), 1);
   ++counted_;
+  tokens_ -= 1;
   waiters_.erase(self);
   wake_next();
 }

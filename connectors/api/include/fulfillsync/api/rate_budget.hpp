@@ -2,6 +2,11 @@
 // The client-side request budget that every job shares. The provider counts requests per token in
 // a sliding 60 s window (150 by default) and answers 429 beyond it; we count the same way, a little
 // more strictly, so that with a known limit we are never throttled yet use nearly all of it.
+//
+// Within the window, requests are paced: slots come at an even rate (the limit per window), with a
+// burst of a sixth of the window at most. A backlog then uses the budget steadily instead of
+// spending a whole window at once and waiting a minute, which would also keep the marks and pulls
+// waiting that long whatever their priority.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -37,7 +42,8 @@ class RateBudget {
   // A 429 told us to wait: nobody sends until then.
   void pause_for(std::chrono::milliseconds wait);
 
-  // Slots free now (for metrics).
+  // Slots free in the window now, as the provider's x-remaining-calls counts them (for metrics; the
+  // pacing may still hold the next request back a little).
   int available();
   int limit() const { return limit_; }
   std::size_t waiting() const { return waiters_.size(); }
@@ -63,6 +69,11 @@ class RateBudget {
   int counted_ = 0;
   Clock::time_point paused_until_{};
   std::list<Waiter> waiters_;
+  // The pacing bucket: slots earned at limit/window, at most `burst_` kept.
+  void refill(Clock::time_point now);
+  double burst_;
+  double tokens_;
+  Clock::time_point refilled_at_;
 };
 
 }  // namespace fulfillsync::api
