@@ -90,24 +90,40 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
 
 asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
   // Each job runs at once, then again while it has more to do or once its interval has passed, as
-  // in the daemon; the pull jobs do not walk their windows on every pass of the pushes.
+  // in the daemon: the pull jobs do not walk their windows on every pass of the pushes. The first
+  // time all is idle, one more pass runs each job that began before another job last settled
+  // something (so that the pulls see what the pushes did last, and the marks what the pulls wrote).
   using Clock = std::chrono::steady_clock;
   std::vector<Clock::time_point> due(slots_.size(), Clock::now());
   std::vector<bool> wants_more(slots_.size(), false);
-  bool settled_once = false;
+  // When each job's last run began, and when its last run that settled anything ended.
+  std::vector<Clock::time_point> started(slots_.size()), settled(slots_.size());
+  const auto stale = [&](std::size_t i) {
+    for (std::size_t j = 0; j < slots_.size(); ++j) {
+      if (j != i && settled[j] > started[i]) return true;
+    }
+    return false;
+  };
+  bool settling = false, settled_once = false;
   for (;;) {
     bool more = false;
     std::chrono::milliseconds back_off = 0ms;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
       if (stopping_) co_return Idle::stopped;
       Slot& slot = slots_[i];
-      if (!wants_more[i] && Clock::now() < due[i]) continue;
+      if (!wants_more[i] && Clock::now() < due[i] && !(settling && stale(i))) continue;
+      started[i] = Clock::now();
       const JobRun run = co_await run_once(slot);
+      if (run.settled > 0) settled[i] = Clock::now();
       if (slot.job->paused()) co_return Idle::paused;
       wants_more[i] = run.more && run.back_off == 0ms;
       due[i] = Clock::now() + (run.back_off > 0ms ? run.back_off : slot.interval);
       more = more || run.more;
       back_off = std::max(back_off, run.back_off);
+    }
+    if (settling) {
+      settling = false;
+      settled_once = true;
     }
     if (stopping_) co_return Idle::stopped;
     if (more && back_off == 0ms) {
@@ -116,11 +132,11 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
     }
     bool idle = !more;
     for (auto& slot : slots_) idle = idle && slot.job->backlog() == 0;
-    if (idle && settled_once) co_return Idle::done;
     if (idle) {
-      // One last pass of every job, so that the pulls see what the pushes did last.
-      settled_once = true;
-      std::fill(due.begin(), due.end(), Clock::now());
+      bool any_stale = false;
+      for (std::size_t i = 0; i < slots_.size(); ++i) any_stale = any_stale || stale(i);
+      if (settled_once || !any_stale) co_return Idle::done;
+      settling = true;
       continue;
     }
     co_await sleep(std::chrono::duration_cast<std::chrono::milliseconds>(kOnceRetryWait));

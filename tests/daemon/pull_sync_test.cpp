@@ -216,6 +216,11 @@ TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
   EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_order_sync WHERE remote_status = 'Fulfilled'"), 1000);
   const auto not_uploaded = api_get("/order?HasTracking=true&IsTrackingUploaded=false");
   EXPECT_EQ(not_uploaded.body, "[]");
+  // status: the marks, and the figures of the run that made them.
+  const auto status = daemon({"status"});
+  ASSERT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, HasSubstr("Tracking marks: pending 0 in_flight 0 unknown 0"));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("mark_tracking +[0-9]+ +0 +1000 "));
 
   advance_clock(2 * 24 * 3600);  // in transit, out for delivery, delivered
   result = once();
@@ -225,11 +230,6 @@ TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
                   "AND delivery_date IS NOT NULL"),
             1000);
   EXPECT_THAT(result.stdout_text, HasSubstr("pull_shipments"));
-
-  const auto status = daemon({"status"});
-  ASSERT_EQ(status.exit_status, 0) << status.stderr_text;
-  EXPECT_THAT(status.stdout_text, HasSubstr("Tracking marks: pending 0 in_flight 0 unknown 0"));
-  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("mark_tracking +[0-9]+ +0 +1000 "));
 }
 
 TEST_F(PullSyncTest, NothingIsMarkedBeforeTheMerchantDatabaseHoldsTheTracking) {
