@@ -48,6 +48,15 @@ PullReturnsJob::PullReturnsJob(PullContext context, config::PullJobConfig config
     : context_(context), config_(config), backoff_("pull_returns", context.metrics) {}
 
 asio::awaitable<JobRun> PullReturnsJob::run() {
+  try {
+    co_return co_await poll();
+  } catch (...) {
+    pass_failed_ = true;  // a store that cannot be written: the pass is not complete
+    throw;
+  }
+}
+
+asio::awaitable<JobRun> PullReturnsJob::poll() {
   JobRun run;
   if (const auto left = backoff_.pause_left()) {
     run.back_off = *left;
@@ -55,7 +64,6 @@ asio::awaitable<JobRun> PullReturnsJob::run() {
   }
   const auto pass_started = std::chrono::system_clock::now();
   const std::vector<std::int64_t> open = open_returns(context_.checkpoint);
-  pass_failed_ = true;  // until every open return is read
   const auto chunk = static_cast<std::size_t>(config_.page_size);
   for (std::size_t first = 0; first < open.size(); first += chunk) {
     if (context_.stopping) co_return run;
@@ -85,6 +93,7 @@ asio::awaitable<JobRun> PullReturnsJob::run() {
         spdlog::warn("pull_returns: reading {} open returns: {}; trying again later", open.size(), why);
         run.ok = false;
         run.back_off = backoff_.note_failure(page->ok() ? api::Outcome{} : *page);
+        pass_failed_ = true;
         co_return run;
       }
       std::vector<merchant::ReturnStatusRecord> records;

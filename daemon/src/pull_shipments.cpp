@@ -48,6 +48,15 @@ PullShipmentsJob::PullShipmentsJob(PullContext context, config::PullJobConfig co
     : context_(context), config_(config), backoff_("pull_shipments", context.metrics) {}
 
 asio::awaitable<JobRun> PullShipmentsJob::run() {
+  try {
+    co_return co_await walk();
+  } catch (...) {
+    window_failed_ = true;  // a store that cannot be written: the window is not committed
+    throw;
+  }
+}
+
+asio::awaitable<JobRun> PullShipmentsJob::walk() {
   JobRun run;
   if (const auto left = backoff_.pause_left()) {
     run.back_off = *left;
@@ -69,7 +78,6 @@ asio::awaitable<JobRun> PullShipmentsJob::run() {
                          .with_channel = true};
   api::PageNumberPager pager(context_.client, std::move(window), config_.page_size);
   timestamps::TimePoint latest = checkpoint;
-  window_failed_ = true;  // until the whole window is committed
   while (!context_.stopping) {
     const std::optional<api::Outcome> page = co_await pager.next();
     if (!page) break;
@@ -78,6 +86,7 @@ asio::awaitable<JobRun> PullShipmentsJob::run() {
                    pager.page(), timestamps::format_iso8601_z(window_start), page->detail);
       run.ok = false;
       run.back_off = backoff_.note_failure(*page);
+      window_failed_ = true;
       co_return run;
     }
     std::string why;
@@ -87,6 +96,7 @@ asio::awaitable<JobRun> PullShipmentsJob::run() {
       context_.metrics.count_items(name(), "unreadable");
       run.ok = false;
       run.back_off = backoff_.note_failure(api::Outcome{});
+      window_failed_ = true;
       co_return run;
     }
     failpoint("pull_shipments.after_page_commit");

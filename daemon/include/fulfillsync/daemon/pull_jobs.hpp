@@ -58,12 +58,13 @@ class PullShipmentsJob final : public Job {
   PullShipmentsJob(PullContext context, config::PullJobConfig config);
   std::string_view name() const override { return "pull_shipments"; }
   boost::asio::awaitable<JobRun> run() override;
-  // 1 while the last window failed: it is not committed yet.
+  // 1 after a window failed, until one is committed.
   int backlog() override { return window_failed_ ? 1 : 0; }
   bool paused() const override { return backoff_.paused(); }
   std::optional<std::chrono::system_clock::time_point> data_as_of() const override { return data_as_of_; }
 
  private:
+  boost::asio::awaitable<JobRun> walk();
   boost::asio::awaitable<void> pull_timelines(const std::vector<std::pair<std::int64_t, std::int64_t>>& shipments);
 
   PullContext context_;
@@ -106,6 +107,8 @@ class PullReturnsJob final : public Job {
   std::optional<std::chrono::system_clock::time_point> data_as_of() const override { return data_as_of_; }
 
  private:
+  boost::asio::awaitable<JobRun> poll();
+
   PullContext context_;
   config::PullJobConfig config_;
   FailureBackoff backoff_;
