@@ -10,31 +10,20 @@
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
 //                   [--latency-rate R] [--quick] [--only throughput|calls|memory|latency]
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -46,23 +35,17 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "bench_support.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using namespace fulfillsync::bench;
 using SystemClock = std::chrono::system_clock;
 using namespace std::chrono_literals;
 
-constexpr const char* kToken = "bench-token";
-constexpr const char* kAdminToken = "bench-admin";
-constexpr double kKiBPerMiB = 1024.0;
 constexpr double kMemoryTargetMiB = 64;
 // "Flat": the second half of the run may not raise the peak by more than this.
 constexpr double kFlatToleranceMiB = 2;
-
-// Products of `fulfillsync-sandbox --seed demo`, named by sku and name as a shop would.
-constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {
-    {{"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
 
 struct Options {
   long orders = 0;
@@ -73,224 +56,6 @@ struct Options {
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double seconds_of(const timeval& time) {
-  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-// A log for the report: every line when short, else its first and last few (the first warnings
-// tell what went wrong, the last lines how a run ended).
-std::string log_excerpt(const fs::path& path) {
-  constexpr std::size_t kEnds = 5;
-  constexpr std::size_t kWidth = 400;
-  std::error_code missing;
-  if (!fs::exists(path, missing)) return "    (none)\n";
-  std::vector<std::string> lines;
-  std::istringstream in(read_file(path));
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line.size() > kWidth ? line.substr(0, kWidth) + "..." : line);
-  }
-  if (lines.empty()) return "    (empty)\n";
-  std::string text;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines.size() <= 2 * kEnds || i < kEnds || i >= lines.size() - kEnds) {
-      text += "    " + lines[i] + "\n";
-    } else if (i == kEnds) {
-      text += fmt::format("    ... {} more lines ...\n", lines.size() - 2 * kEnds);
-    }
-  }
-  return text;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/push-bench-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
-    }
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// A child process writing to files; killed and reaped when it goes out of scope, so a scenario that
-// fails half-way leaves no daemon or sandbox behind.
-class Child {
- public:
-  Child(std::vector<std::string> argv, const fs::path& out, const fs::path& err) : argv_(std::move(argv)) {
-    std::vector<char*> args;
-    for (auto& arg : argv_) args.push_back(arg.data());
-    args.push_back(nullptr);
-    // Opened here, not in the child, so that the files exist as soon as the constructor returns.
-    const int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (in_fd >= 0 && out_fd >= 0 && err_fd >= 0) pid_ = fork();
-    if (pid_ == 0) {
-      // Only async-signal-safe calls until exec; dup2 clears close-on-exec on the copies.
-      dup2(in_fd, STDIN_FILENO);
-      dup2(out_fd, STDOUT_FILENO);
-      dup2(err_fd, STDERR_FILENO);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    for (const int fd : {in_fd, out_fd, err_fd}) {
-      if (fd >= 0) close(fd);
-    }
-    if (pid_ < 0) throw std::runtime_error("cannot start " + argv_.front() + ": " + std::strerror(errno));
-  }
-  ~Child() {
-    if (running()) {
-      kill(pid_, SIGKILL);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  pid_t pid() const { return pid_; }
-  void signal(int number) const {
-    if (!status_) kill(pid_, number);
-  }
-  // Reaps the child once it has exited, keeping its status (128 + signal when killed) and rusage.
-  bool running() {
-    if (status_) return false;
-    int status = 0;
-    if (wait4(pid_, &status, WNOHANG, &usage_) == pid_) {
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    return !status_;
-  }
-  // The exit status, or nothing when the child still runs after `timeout`.
-  std::optional<int> wait(Clock::duration timeout) {
-    const auto deadline = Clock::now() + timeout;
-    // Polled every 2 ms: a blocking wait could not give up at the deadline.
-    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
-    return status_;
-  }
-  const rusage& usage() const { return usage_; }
-
- private:
-  std::vector<std::string> argv_;
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-  rusage usage_{};
-};
-
-// A field of /proc/PID/status in KiB (VmRSS, VmHWM), or -1 once the process is gone.
-long status_kib(pid_t pid, std::string_view field) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind(field, 0) == 0 && line.size() > field.size() && line[field.size()] == ':') {
-      return std::atol(line.c_str() + field.size() + 1);
-    }
-  }
-  return -1;
-}
-
-// User plus system CPU seconds of a running process (/proc/PID/stat fields 14 and 15).
-double cpu_seconds_of(pid_t pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  // The command name may hold spaces; the fields after it start with field 3 (state).
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::string skipped;
-  for (int field = 3; field < 14; ++field) fields >> skipped;
-  double user_ticks = 0;
-  double system_ticks = 0;
-  fields >> user_ticks >> system_ticks;
-  return (user_ticks + system_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-// One admin GET on a fresh loopback connection (the sandbox closes idle keep-alive connections);
-// the body of a 200 answer, read by Content-Length.
-std::string admin_get(std::uint16_t port, const std::string& path) {
-  struct Socket {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ~Socket() { close(fd); }
-  } const connection;
-  const int fd = connection.fd;
-  if (fd < 0) throw std::runtime_error("socket failed");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    throw std::runtime_error(fmt::format("cannot connect to the sandbox on port {}", port));
-  }
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\nX-Sandbox-Admin-Token: " + kAdminToken +
-                              "\r\nConnection: close\r\n\r\n";
-  for (std::size_t sent = 0; sent < request.size();) {
-    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) throw std::runtime_error("send to the sandbox failed");
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string response;
-  std::size_t head_end = std::string::npos;
-  std::size_t length = 0;
-  for (;;) {
-    if (head_end == std::string::npos && (head_end = response.find("\r\n\r\n")) != std::string::npos) {
-      std::string head = response.substr(0, head_end);
-      std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-      const auto at = head.find("\r\ncontent-length:");
-      if (at == std::string::npos) throw std::runtime_error("the sandbox answered " + path + " without Content-Length");
-      length = std::stoul(head.substr(at + 17));
-    }
-    if (head_end != std::string::npos && response.size() >= head_end + 4 + length) break;
-    char chunk[65536];
-    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) throw std::runtime_error("the sandbox closed the connection answering " + path);
-    response.append(chunk, static_cast<std::size_t>(n));
-  }
-  if (response.compare(0, 12, "HTTP/1.1 200") != 0) {
-    throw std::runtime_error("GET " + path + ": " + response.substr(0, response.find("\r\n")));
-  }
-  return response.substr(head_end + 4, length);
-}
-
-struct Stats {
-  std::uint64_t requests_total = 0;
-  std::uint64_t orders_created = 0;
-  std::map<std::string, std::uint64_t> requests;  // "POST /order -> 201": count
-};
-
-// GET /_sandbox/stats. Admin requests are not counted there: every request counted is the daemon's.
-Stats read_stats(std::uint16_t port) {
-  const std::string body = admin_get(port, "/_sandbox/stats");
-  simdjson::dom::parser parser;
-  const simdjson::dom::element root = parser.parse(body);
-  Stats stats;
-  stats.requests_total = root["requests_total"].get_uint64();
-  // `creates` has no "orders" before the first order is created.
-  if (root["creates"]["orders"].get(stats.orders_created) != simdjson::SUCCESS) stats.orders_created = 0;
-  for (const simdjson::dom::element entry : root["requests"].get_array()) {
-    const std::string_view route = entry["route"].get_string();
-    const std::int64_t status = entry["status"].get_int64();
-    stats.requests[fmt::format("{} -> {}", route, status)] = entry["count"].get_uint64();
-  }
-  return stats;
-}
 
 // The sandbox's date-times: "2026-03-01T12:34:56.789+00:00" (or Z; any offset and fraction).
 SystemClock::time_point parse_time(const std::string& text) {
@@ -336,40 +101,11 @@ std::map<std::string, SystemClock::time_point> read_created_dates(std::uint16_t 
   return created;
 }
 
-std::string reference_of(std::string_view prefix, long n) { return fmt::format("{}{:07}", prefix, n); }
-
-// `count` orders PREFIX0000001.. with one or two lines each: two INSERT ... SELECT over a recursive
-// CTE in one transaction, so that a million rows take seconds. Order n has the same fields and lines
-// as OrderWriter::insert writes for it.
-void seed_orders(SQLite::Database& db, std::string_view prefix, long count) {
-  std::string products;
-  for (std::size_t slot = 0; slot < kProducts.size(); ++slot) {
-    products +=
-        fmt::format("{}({}, '{}', '{}')", slot == 0 ? "" : ", ", slot, kProducts[slot].first, kProducts[slot].second);
-  }
-  SQLite::Transaction transaction(db);
-  SQLite::Statement orders(
-      db,
-      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1) "
-      "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, address1, "
-      "city, state, zip_code, country) "
-      "SELECT printf('%s%07d', ?2, i), printf('#%d', i), 'Standard', 'DTC', printf('Customer %d', i), "
-      "printf('%d Main Street', i), 'Austin', 'TX', printf('%05d', 10000 + i % 90000), 'US' FROM n");
-  orders.bind(1, static_cast<std::int64_t>(count));
-  orders.bind(2, std::string(prefix));
-  orders.exec();
-  const std::string lines_sql =
-      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1), "
-      "line(k) AS (VALUES (1), (2)), product(slot, ref, name) AS (VALUES " + products + ") "
-      "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, product_name, "
-      "quantity) "
-      "SELECT printf('%s%07d', ?2, i), k, p.ref, p.name, 1 + (i + k) % 3 "
-      "FROM n JOIN line ON k <= 1 + i % 2 JOIN product p ON p.slot = (i + k) % 3";
-  SQLite::Statement lines(db, lines_sql);
-  lines.bind(1, static_cast<std::int64_t>(count));
-  lines.bind(2, std::string(prefix));
-  lines.exec();
-  transaction.commit();
+// push_orders with a larger batch and more concurrency than the defaults.
+WorldOptions tuned_jobs() {
+  WorldOptions world;
+  world.jobs = "    push_orders: {batch_size: 500, concurrency: 8}\n";
+  return world;
 }
 
 // The merchant application of scenario 4: one order and its lines per transaction.
@@ -411,135 +147,6 @@ class OrderWriter {
   SQLite::Database& db_;
   SQLite::Statement order_;
   SQLite::Statement line_;
-};
-
-// One scenario's world: a temp dir with a merchant database (the contract's reference DDL, as a shop
-// application would create it), the token file, a sandbox of its own, the daemon's configuration.
-class World {
- public:
-  // `tuned_jobs`: push_orders with a larger batch and more concurrency; otherwise the job defaults.
-  World(fs::path bin_dir, bool tuned_jobs)
-      : bin_dir_(std::move(bin_dir)),
-        tuned_jobs_(tuned_jobs),
-        merchant_((dir_.path() / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
-    merchant_.setBusyTimeout(5000);
-    // WAL lets the merchant application and fulfillsyncd read and write side by side.
-    merchant_.exec("PRAGMA journal_mode = WAL");
-    merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/source_tables.sql"));
-    const fs::path token = dir_.path() / "api-token";
-    std::ofstream(token) << kToken << "\n";
-    // The daemon refuses a token file that group or others can read.
-    if (chmod(token.c_str(), 0600) != 0) throw std::runtime_error("chmod " + token.string() + " failed");
-  }
-
-  SQLite::Database& merchant() { return merchant_; }
-  std::uint16_t port() const { return port_; }
-  Child& sandbox() { return *sandbox_; }
-
-  void start_sandbox() {
-    const fs::path out = dir_.path() / "sandbox.out";
-    const fs::path err = dir_.path() / "sandbox.err";
-    sandbox_ = std::make_unique<Child>(
-        std::vector<std::string>{(bin_dir_ / "fulfillsync-sandbox").string(), "--listen", "127.0.0.1:0", "--token",
-                                 kToken, "--admin-token", kAdminToken, "--seed", "demo", "--rate-limit", "off",
-                                 "--log-level", "warn"},
-        out, err);
-    // Once it accepts connections the sandbox prints "listening on http://127.0.0.1:PORT".
-    const auto deadline = Clock::now() + 30s;
-    for (;;) {
-      const std::string text = read_file(out);
-      const auto at = text.find("listening on ");
-      const auto end = at == std::string::npos ? std::string::npos : text.find('\n', at);
-      if (end != std::string::npos) {
-        const auto colon = text.rfind(':', end);
-        port_ = static_cast<std::uint16_t>(std::stoi(text.substr(colon + 1, end - colon - 1)));
-        break;
-      }
-      if (!sandbox_->running() || Clock::now() >= deadline) {
-        throw std::runtime_error("fulfillsync-sandbox did not start:\n" + text + log_excerpt(err));
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    write_config();
-  }
-
-  std::unique_ptr<Child> start_daemon(const std::string& command) {
-    return std::make_unique<Child>(
-        std::vector<std::string>{(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command},
-        dir_.path() / "daemon.out", dir_.path() / "daemon.err");
-  }
-
-  void print_logs() const {
-    fmt::print("  daemon stdout:\n{}  daemon stderr:\n{}  sandbox stderr:\n{}", log_excerpt(dir_.path() / "daemon.out"),
-               log_excerpt(dir_.path() / "daemon.err"), log_excerpt(dir_.path() / "sandbox.err"));
-  }
-
-  // An error that carries the logs, for a run that went wrong.
-  std::runtime_error failure(const std::string& what) const {
-    return std::runtime_error(what + "\n  daemon stderr:\n" + log_excerpt(dir_.path() / "daemon.err") +
-                              "  sandbox stderr:\n" + log_excerpt(dir_.path() / "sandbox.err"));
-  }
-
- private:
-  void write_config() {
-    const fs::path& dir = dir_.path();
-    config_ = dir / "fulfillsync.yaml";
-    std::ofstream(config_) << fmt::format(
-        "checkpoint:\n"
-        "  path: {0}/checkpoint.db\n"
-        "merchant:\n"
-        "  sqlite:\n"
-        "    path: {0}/merchant.db\n"
-        "api:\n"
-        "  base_url: http://127.0.0.1:{1}\n"
-        "  allow_plain_http: true\n"
-        "  token_file: {0}/api-token\n"
-        "  requests_per_minute: 1000000\n"
-        "sync:\n"
-        "  orders_since: 2020-01-01T00:00:00Z\n"
-        "{2}"
-        "metrics:\n"
-        "  enabled: false\n"
-        "logging:\n"
-        "  level: warn\n",
-        dir.string(), port_, tuned_jobs_ ? "  jobs:\n    push_orders: {batch_size: 500, concurrency: 8}\n" : "");
-  }
-
-  fs::path bin_dir_;
-  bool tuned_jobs_;
-  TempDir dir_;
-  SQLite::Database merchant_;
-  std::unique_ptr<Child> sandbox_;
-  std::uint16_t port_ = 0;
-  fs::path config_;
-};
-
-// The final table: a figure, its value and target, and whether it is met (none: information only).
-class Report {
- public:
-  void add(std::string figure, std::string value, std::string target, std::optional<bool> met) {
-    rows_.push_back({std::move(figure), std::move(value), std::move(target), met ? (*met ? "met" : "MISSED") : "-"});
-  }
-  void note(std::string text) { notes_.push_back(std::move(text)); }
-
-  void print() const {
-    std::array<std::size_t, 4> width = {6, 5, 6, 6};
-    for (const auto& row : rows_) {
-      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-    }
-    const auto line = [&](const std::array<std::string, 4>& cells) {
-      fmt::print("{:<{}}  {:<{}}  {:<{}}  {}\n", cells[0], width[0], cells[1], width[1], cells[2], width[2], cells[3]);
-    };
-    fmt::print("\n== summary ==\n");
-    line({"figure", "value", "target", "result"});
-    line({std::string(width[0], '-'), std::string(width[1], '-'), std::string(width[2], '-'), "------"});
-    for (const auto& row : rows_) line(row);
-    for (const auto& text : notes_) fmt::print("note: {}\n", text);
-  }
-
- private:
-  std::vector<std::array<std::string, 4>> rows_;
-  std::vector<std::string> notes_;
 };
 
 void seed_timed(World& world, std::string_view prefix, long count) {
@@ -590,7 +197,7 @@ bool check_complete(const OnceRun& run, long count, Report& report) {
 void run_throughput(const Options& options, Report& report) {
   fmt::print("\n== 1. push throughput: `fulfillsyncd once` over {} orders (push_orders batch 500, concurrency 8) ==\n",
              options.orders);
-  World world(options.bin_dir, true);
+  World world(options.bin_dir, tuned_jobs());
   seed_timed(world, "TPUT-", options.orders);
   world.start_sandbox();
   const OnceRun run = push_once(world, options.orders);
@@ -620,7 +227,7 @@ void run_throughput(const Options& options, Report& report) {
 
 void run_calls(const Options& options, Report& report) {
   fmt::print("\n== 2. API calls per created order: `fulfillsyncd once` over {} orders, no faults ==\n", options.orders);
-  World world(options.bin_dir, true);
+  World world(options.bin_dir, tuned_jobs());
   seed_timed(world, "CALL-", options.orders);
   world.start_sandbox();
   const OnceRun run = push_once(world, options.orders);
@@ -647,7 +254,7 @@ void run_memory(const Options& options, Report& report) {
   const long rows = options.memory_rows;
   fmt::print("\n== 3. daemon memory: `fulfillsyncd run` over a merchant database of {} rows (cap {} s) ==\n", rows,
              options.memory_cap_seconds);
-  World world(options.bin_dir, true);
+  World world(options.bin_dir, tuned_jobs());
   seed_timed(world, "MEM-", rows);
   world.start_sandbox();
   const std::uint64_t created_before = read_stats(world.port()).orders_created;
@@ -736,7 +343,7 @@ void run_latency(const Options& options, Report& report) {
   const long count = std::max(1L, std::lround(static_cast<double>(options.latency_seconds) * options.latency_rate));
   fmt::print("\n== 4. commit -> created latency: {} orders, one per transaction at {}/s, default job intervals ==\n",
              count, options.latency_rate);
-  World world(options.bin_dir, false);
+  World world(options.bin_dir);
   world.start_sandbox();
   const Stats before = read_stats(world.port());
   const auto daemon = world.start_daemon("run");
@@ -790,15 +397,6 @@ void run_latency(const Options& options, Report& report) {
              fmt::format("{:.0f} ms (p50 {:.0f}, p90 {:.0f}, max {:.0f})", p99, percentile(latencies, 0.5),
                          percentile(latencies, 0.9), latencies.back()),
              "< 1000 ms", missing == 0 && p99 < 1000);
-}
-
-long positive(const std::string& name, const std::string& value) {
-  long parsed = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-  if (error != std::errc() || end != value.data() + value.size() || parsed <= 0) {
-    throw std::runtime_error(name + " needs a positive whole number, not '" + value + "'");
-  }
-  return parsed;
 }
 
 constexpr const char* kUsage =

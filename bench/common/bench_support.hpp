@@ -1,0 +1,168 @@
+#pragma once
+// What the end-to-end benchmarks (push_bench, pull_bench) share: child processes, a sandbox and a
+// daemon in a temp dir of their own, the sandbox's admin path, seeding a merchant database, and the
+// summary table. Benchmarks print figures; nothing here asserts on time.
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+namespace fulfillsync::bench {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+inline constexpr const char* kToken = "bench-token";
+inline constexpr const char* kAdminToken = "bench-admin";
+inline constexpr double kKiBPerMiB = 1024.0;
+
+// Products of `fulfillsync-sandbox --seed demo`, named by sku and name as a shop would.
+inline constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {
+    {{"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
+
+double seconds_since(Clock::time_point start);
+double seconds_of(const timeval& time);
+std::string read_file(const fs::path& path);
+
+// A log for the report: every line when short, else its first and last few (the first warnings
+// tell what went wrong, the last lines how a run ended).
+std::string log_excerpt(const fs::path& path);
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// A child process writing to files; killed and reaped when it goes out of scope, so a scenario that
+// fails half-way leaves no daemon or sandbox behind.
+class Child {
+ public:
+  Child(std::vector<std::string> argv, const fs::path& out, const fs::path& err);
+  ~Child();
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int number) const;
+  // Reaps the child once it has exited, keeping its status (128 + signal when killed) and rusage.
+  bool running();
+  // The exit status, or nothing when the child still runs after `timeout`.
+  std::optional<int> wait(Clock::duration timeout);
+  const rusage& usage() const { return usage_; }
+
+ private:
+  std::vector<std::string> argv_;
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  rusage usage_{};
+};
+
+// A field of /proc/PID/status in KiB (VmRSS, VmHWM), or -1 once the process is gone.
+long status_kib(pid_t pid, std::string_view field);
+// User plus system CPU seconds of a running process.
+double cpu_seconds_of(pid_t pid);
+
+// One admin request (GET, or POST without a body) on a fresh loopback connection; the body of a
+// 2xx answer. Anything else throws.
+std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path);
+inline std::string admin_get(std::uint16_t port, const std::string& path) { return admin_request(port, "GET", path); }
+
+struct Stats {
+  std::uint64_t requests_total = 0;
+  std::uint64_t orders_created = 0;
+  std::uint64_t rate_limited = 0;
+  std::map<std::string, std::uint64_t> requests;  // "POST /order -> 201": count
+
+  // Requests counted since `before`, by "route -> status" (only those with any).
+  std::map<std::string, std::uint64_t> requests_since(const Stats& before) const;
+};
+
+// GET /_sandbox/stats. Admin requests are not counted there: every request counted is the daemon's.
+Stats read_stats(std::uint16_t port);
+
+std::string reference_of(std::string_view prefix, long n);
+
+// `count` orders PREFIX0000001.. with one or two lines each, in one transaction (a million rows take
+// seconds).
+void seed_orders(SQLite::Database& db, std::string_view prefix, long count);
+
+// How a world's sandbox and daemon are set up.
+struct WorldOptions {
+  // YAML under sync.jobs, indented by four spaces; empty: every job at its defaults.
+  std::string jobs;
+  // Other YAML under sync, indented by two spaces (progress_interval, say).
+  std::string sync;
+  int requests_per_minute = 1'000'000;  // the most the loader accepts: the budget does not bound a run
+  std::string rate_limit = "off";       // the sandbox's --rate-limit
+  double clock_speed = 1;               // the sandbox's --clock-speed
+  std::string daemon_log_level = "warn";
+};
+
+// One scenario's world: a temp dir with a merchant database (the contract's reference DDL, as a shop
+// application would create it), the token file, a sandbox of its own, the daemon's configuration.
+class World {
+ public:
+  World(fs::path bin_dir, WorldOptions options = {});
+
+  SQLite::Database& merchant() { return merchant_; }
+  std::uint16_t port() const { return port_; }
+  Child& sandbox() { return *sandbox_; }
+  const fs::path& dir() const { return dir_.path(); }
+
+  // Starts the sandbox, learns its port and writes the daemon's configuration for it.
+  void start_sandbox();
+  // `fulfillsyncd COMMAND`, its output in LOG_NAME.out and LOG_NAME.err of the world's directory.
+  std::unique_ptr<Child> start_daemon(const std::string& command, const std::string& log_name = "daemon");
+  void print_logs() const;
+  // An error that carries the logs, for a run that went wrong.
+  std::runtime_error failure(const std::string& what) const;
+
+ private:
+  void write_config();
+
+  fs::path bin_dir_;
+  WorldOptions options_;
+  TempDir dir_;
+  SQLite::Database merchant_;
+  std::unique_ptr<Child> sandbox_;
+  std::uint16_t port_ = 0;
+  fs::path config_;
+};
+
+// The final table: a figure, its value and target, and whether it is met (none: information only).
+class Report {
+ public:
+  void add(std::string figure, std::string value, std::string target, std::optional<bool> met);
+  void note(std::string text);
+  void print() const;
+
+ private:
+  std::vector<std::array<std::string, 4>> rows_;
+  std::vector<std::string> notes_;
+};
+
+// A command-line value that must be a positive whole number.
+long positive(const std::string& name, const std::string& value);
+
+}  // namespace fulfillsync::bench
