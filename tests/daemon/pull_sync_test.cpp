@@ -462,6 +462,47 @@ TEST_F(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
   EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 4);
 }
 
+TEST_F(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
+  start();
+  insert_returns("RMA", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_return_sync WHERE remote_status = 'AwaitingArrival'"), 5);
+
+  advance_clock(31 * 3600);  // arrived after 24 h, processing 2 h later, completed 4 h after that
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  SQLite::Statement query(*merchant,
+                          "SELECT reference_id, remote_status, arrived_at IS NOT NULL, processing_at IS NOT NULL, "
+                          "completed_at IS NOT NULL, status_history, actions_taken FROM fulfillsync_return_sync");
+  int seen = 0;
+  while (query.executeStep()) {
+    const std::string reference = query.getColumn(0).getString();
+    EXPECT_EQ(query.getColumn(1).getString(), "Completed") << reference;
+    EXPECT_EQ(query.getColumn(2).getInt() + query.getColumn(3).getInt() + query.getColumn(4).getInt(), 3) << reference;
+    const std::string history = query.getColumn(5).getString();
+    for (const char* status : {"AwaitingArrival", "Arrived", "Processing", "Completed"}) {
+      EXPECT_THAT(history, HasSubstr(fmt::format("\"status\":\"{}\"", status))) << reference;
+    }
+    EXPECT_THAT(query.getColumn(6).getString(), HasSubstr("\"action\":\"Restock\"")) << reference;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 5);
+
+  // Completed returns are not asked about again.
+  const auto return_reads = [&] {
+    const auto stats = sandbox->admin("GET", "/_sandbox/stats").body;
+    const std::string key = R"("route":"GET /return","status":200,"count":)";
+    const std::size_t at = stats.find(key);
+    return at == std::string::npos ? 0L : std::stol(stats.substr(at + key.size()));
+  };
+  const long before = return_reads();
+  ASSERT_GT(before, 0);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(return_reads(), before);
+}
+
 TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
   start();
   watch(kWatchedInventory);
