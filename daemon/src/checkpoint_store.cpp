@@ -95,6 +95,19 @@ void CheckpointStore::save_cursor(std::string_view job, std::string_view positio
   upsert.exec();
 }
 
+bool CheckpointStore::advance_cursor(std::string_view job, const std::optional<std::string>& from,
+                                     std::string_view position) {
+  // Compare and set: another process (`fulfillsyncd resync`) may have moved the cursor meanwhile.
+  SQLite::Statement write(*db_, from ? "UPDATE cursors SET position = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', "
+                                       "'now') WHERE job = ?1 AND position = ?3"
+                                     : "INSERT INTO cursors (job, position, updated_at) VALUES (?1, ?2, "
+                                       "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (job) DO NOTHING");
+  write.bind(1, std::string(job));
+  write.bind(2, std::string(position));
+  if (from) write.bind(3, *from);
+  return write.exec() == 1;
+}
+
 CheckpointStore::~CheckpointStore() {
   statements_.clear();  // finalized before the connection closes
   db_.reset();

@@ -7,11 +7,13 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/logging.hpp"
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/auth_login.hpp"
 #include "fulfillsync/daemon/dry_run.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
+#include "fulfillsync/daemon/resync.hpp"
 #include "fulfillsync/daemon/service.hpp"
 #include "fulfillsync/daemon/status_report.hpp"
 
@@ -114,6 +116,23 @@ int retry(const CommandLine& line) {
   return exit_code::ok;
 }
 
+int resync_command(const CommandLine& line) {
+  auto config = load_or_report(line);
+  if (!config) return exit_code::config;
+  const auto since = timestamps::parse_iso8601(*line.resync_since);
+  try {
+    CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
+    for (const std::string& done : resync(store, *since, line.resync_job)) std::cout << done << '\n';
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "fulfillsyncd: " << e.what() << '\n';
+    return exit_code::usage;
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return exit_code::unavailable;
+  }
+  return exit_code::ok;
+}
+
 }  // namespace
 
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args, std::string& error) {
@@ -159,6 +178,16 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       line.dry_run = true;
     } else if (arg == "--rejected" && line.command == Command::retry) {
       line.retry_rejected = true;
+    } else if (line.command == Command::resync && is_option("--since")) {
+      line.resync_since = value_of("--since");
+      if (!line.resync_since) return std::nullopt;
+      if (!timestamps::parse_iso8601(*line.resync_since)) {
+        error = fmt::format("--since '{}' is not a date-time (2026-03-01 or 2026-03-01T12:00:00Z)", *line.resync_since);
+        return std::nullopt;
+      }
+    } else if (line.command == Command::resync && is_option("--job")) {
+      line.resync_job = value_of("--job");
+      if (!line.resync_job) return std::nullopt;
     } else if (!arg.empty() && arg.front() == '-') {
       error = fmt::format("unknown option '{}'", arg);
       return std::nullopt;
@@ -173,6 +202,7 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       else if (arg == "once") line.command = Command::once;
       else if (arg == "status") line.command = Command::status;
       else if (arg == "retry") line.command = Command::retry;
+      else if (arg == "resync") line.command = Command::resync;
       else if (arg == "check-config") line.command = Command::check_config;
       else if (arg == "auth" && i + 1 < args.size() && args[i + 1] == "login") {
         line.command = Command::auth_login;
@@ -185,6 +215,10 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
   }
   if (line.command == Command::retry && line.retry_reference.has_value() == line.retry_rejected) {
     error = "retry needs a REFERENCE_ID or --rejected";
+    return std::nullopt;
+  }
+  if (line.command == Command::resync && !line.resync_since) {
+    error = "resync needs --since DATE";
     return std::nullopt;
   }
   if (line.dry_run && line.command != Command::run && line.command != Command::once) {
@@ -204,11 +238,16 @@ std::string usage_text() {
       "Commands:\n"
       "  run                   run the daemon until SIGTERM (the default)\n"
       "  once                  run every job until nothing is left to do, print a summary and exit:\n"
-      "                        0 all done, 65 rows stay rejected, 75 work is left (credentials refused)\n"
-      "  status                the outbound backlog by state, the oldest waiting entry and the latest\n"
-      "                        rejections with their reasons (works beside a running daemon)\n"
+      "                        0 all done, 65 rows stay rejected or tracking marks refused, 75 work\n"
+      "                        is left (credentials refused)\n"
+      "  status                the outbound backlog by state, the oldest waiting entry, the latest\n"
+      "                        rejections with their reasons, the tracking marks, and each job's runs,\n"
+      "                        failures, items, last success and lag (works beside a running daemon)\n"
       "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is\n"
       "  retry --rejected      the same for every rejected entry\n"
+      "  resync --since DATE [--job NAME]\n"
+      "                        read again what the provider changed since DATE: moves pull_shipments\n"
+      "                        and pull_returns (or the one named) back (works beside a running daemon)\n"
       "  check-config          validate the configuration; print OK, or every error with its line and column\n"
       "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
       "\n"
@@ -246,6 +285,7 @@ int main(int argc, char** argv) {
       case Command::once: return run(*line);
       case Command::status: return status(*line);
       case Command::retry: return retry(*line);
+      case Command::resync: return resync_command(*line);
       case Command::auth_login: return login(*line);
     }
   } catch (const std::exception& e) {

@@ -108,7 +108,10 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   if (context_.stopping) co_return run;  // an unfinished window is not saved
   backoff_.note_success();
   failpoint("pull_shipments.before_checkpoint");
-  if (latest > checkpoint || !saved) context_.checkpoint.save_cursor(kCursor, timestamps::format_iso8601_z(latest));
+  if ((latest > checkpoint || !saved) &&
+      !context_.checkpoint.advance_cursor(kCursor, saved, timestamps::format_iso8601_z(latest))) {
+    spdlog::info("pull_shipments: the window was moved back while it was read (resync); reading from there next");
+  }
   window_failed_ = false;
   data_as_of_ = walk_started;
   co_return run;

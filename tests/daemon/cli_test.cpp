@@ -71,6 +71,26 @@ TEST(CommandLineTest, OperatorCommands) {
   EXPECT_EQ(error, "--dry-run goes with run or once");
 }
 
+TEST(CommandLineTest, ResyncTakesADateAndMaybeAJob) {
+  const auto all = parse({"resync", "--since", "2026-03-01"});
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->command, Command::resync);
+  EXPECT_EQ(all->resync_since, "2026-03-01");
+  EXPECT_EQ(all->resync_job, std::nullopt);
+  const auto one = parse({"resync", "--job=pull_returns", "--since=2026-03-01T12:00:00Z"});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->resync_job, "pull_returns");
+  EXPECT_EQ(one->resync_since, "2026-03-01T12:00:00Z");
+
+  std::string error;
+  EXPECT_FALSE(parse({"resync"}, &error));
+  EXPECT_EQ(error, "resync needs --since DATE");
+  EXPECT_FALSE(parse({"resync", "--since", "last week"}, &error));
+  EXPECT_EQ(error, "--since 'last week' is not a date-time (2026-03-01 or 2026-03-01T12:00:00Z)");
+  EXPECT_FALSE(parse({"status", "--since", "2026-03-01"}, &error));
+  EXPECT_EQ(error, "unknown option '--since'");
+}
+
 TEST(CommandLineTest, HelpAndVersionWinOverEverythingElse) {
   EXPECT_EQ(parse({"run", "--help"})->command, Command::help);
   EXPECT_EQ(parse({"-V"})->command, Command::version);

@@ -503,6 +503,44 @@ TEST_F(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
   EXPECT_EQ(return_reads(), before);
 }
 
+TEST_F(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMarkingTwice) {
+  start();
+  insert_orders("BAK", 30);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(30);
+  // Later orders move the window on.
+  insert_orders("LATER", 5);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(35);
+
+  // The merchant restores its database from a backup taken before any shipment arrived: only the
+  // window's overlap (the later orders) is read again by itself.
+  execute("DELETE FROM fulfillsync_shipment_items; DELETE FROM fulfillsync_tracking; DELETE FROM fulfillsync_shipments");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(merchant_shipments().size(), 5u);
+
+  auto resync = daemon({"resync", "--since", "2020-01-01", "--job", "pull_shipments"});
+  ASSERT_EQ(resync.exit_status, 0) << resync.stderr_text;
+  EXPECT_THAT(resync.stdout_text, HasSubstr("pull_shipments: moved back from"));
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  // Back, and the provider's own "uploaded" stands: nothing is marked a second time.
+  expect_shipments_synced(35);
+
+  resync = daemon({"resync", "--since", "2020-01-01", "--job", "pull_lots"});
+  EXPECT_EQ(resync.exit_status, 64);
+  EXPECT_THAT(resync.stderr_text, HasSubstr("no job 'pull_lots' to resync"));
+}
+
 TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
   start();
   watch(kWatchedInventory);

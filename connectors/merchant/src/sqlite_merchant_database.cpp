@@ -577,6 +577,11 @@ void SqliteMerchantDatabase::write_shipments(std::span<const OrderStatusRecord> 
                   ", written_at = CASE WHEN tracking_number = excluded.tracking_number THEN written_at"
                   " ELSE excluded.written_at END"
                   ", acknowledged_at = CASE WHEN tracking_number = excluded.tracking_number THEN acknowledged_at END");
+    // The provider already lists it as uploaded (marked before the merchant database was restored
+    // from a backup, or by another integration): there is nothing left to mark.
+    SQLite::Statement already_marked(*db_, "UPDATE " + table("tracking") +
+                                               " SET upload_marked_at = ?2"
+                                               " WHERE shipment_id = ?1 AND upload_marked_at IS NULL");
 
     for (const OrderStatusRecord& order : orders) run(order_status, order.status, order.as_of, order.reference_id);
 
@@ -600,6 +605,7 @@ void SqliteMerchantDatabase::write_shipments(std::span<const OrderStatusRecord> 
             tracking->tracking_number, tracking->carrier, tracking->carrier_service, tracking->tracking_url,
             tracking->scac, tracking->bol, tracking->pro_number, tracking->shipping_date,
             tracking->last_tracking_update_at, now);
+        if (shipment.is_tracking_uploaded) run(already_marked, shipment.shipment_id, now);
       }
     }
   });

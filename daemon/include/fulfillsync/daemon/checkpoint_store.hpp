@@ -49,6 +49,9 @@ class CheckpointStore {
   // A job's saved position (its own encoding), nothing before its first save.
   std::optional<std::string> cursor(std::string_view job);
   void save_cursor(std::string_view job, std::string_view position);
+  // Saves `position` only if the cursor is still `from` (nothing: not saved yet); false when another
+  // process moved it meanwhile (`fulfillsyncd resync`), whose position then stands.
+  bool advance_cursor(std::string_view job, const std::optional<std::string>& from, std::string_view position);
 
  private:
   void open_alongside();

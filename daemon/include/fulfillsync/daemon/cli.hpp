@@ -22,7 +22,7 @@ inline constexpr int config = 78;       // EX_CONFIG
 
 inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
 
-enum class Command { run, once, status, retry, check_config, auth_login, help, version };
+enum class Command { run, once, status, retry, resync, check_config, auth_login, help, version };
 
 struct CommandLine {
   Command command = Command::run;
@@ -31,6 +31,8 @@ struct CommandLine {
   bool dry_run = false;                       // run, once: build and validate, send nothing
   std::optional<std::string> retry_reference;  // retry REFERENCE_ID
   bool retry_rejected = false;                 // retry --rejected
+  std::optional<std::string> resync_since;     // resync --since DATE (ISO 8601)
+  std::optional<std::string> resync_job;       // resync --job NAME
 };
 
 // Parses argv (without the program name). On a usage error returns nothing and sets `error`.
