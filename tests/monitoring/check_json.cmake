@@ -1,0 +1,16 @@
+# cmake -DFILE=path -P check_json.cmake: fails unless FILE is valid JSON with a top-level object
+# (a Grafana dashboard: title, panels, and the ${datasource} template variable).
+file(READ "${FILE}" content)
+string(JSON title ERROR_VARIABLE error GET "${content}" title)
+if(error)
+  message(FATAL_ERROR "${FILE}: not valid JSON or no title: ${error}")
+endif()
+string(JSON panels ERROR_VARIABLE error LENGTH "${content}" panels)
+if(error OR panels EQUAL 0)
+  message(FATAL_ERROR "${FILE}: no panels ${error}")
+endif()
+string(JSON variable ERROR_VARIABLE error GET "${content}" templating list 0 name)
+if(error OR NOT variable STREQUAL "datasource")
+  message(FATAL_ERROR "${FILE}: the first template variable must be 'datasource' ${error}")
+endif()
+message(STATUS "${FILE}: '${title}', ${panels} panels")
