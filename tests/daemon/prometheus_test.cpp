@@ -1,0 +1,141 @@
+// A real Prometheus (Debian's `prometheus`) scrapes a running daemon, with the sandbox and a
+// merchant database, and evaluates the alert rules of monitoring/ as shipped (their `for:` cut to
+// nothing, so that the test need not wait minutes).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <regex>
+
+#include "sync_fixture.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A loopback port free at the moment of asking: Prometheus cannot report a port it picked itself.
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::string url_encoded(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return out;
+}
+
+class PrometheusTest : public SyncFixture {
+ protected:
+  // Waits until `done` holds for the body of GET `target` on Prometheus; returns the last body.
+  template <typename Done>
+  std::string wait_for(std::uint16_t port, const std::string& target, Done done, std::chrono::seconds timeout = 60s) {
+    std::string body;
+    for (const auto deadline = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(250ms)) {
+      try {
+        const auto response = http_get("127.0.0.1", port, target);
+        body = response.body;
+        if (response.status == 200 && done(body)) return body;
+      } catch (const std::exception&) {
+        // not listening yet
+      }
+    }
+    ADD_FAILURE() << "Prometheus never answered " << target << " as expected; last: " << body;
+    return body;
+  }
+
+  // An instant query that returns at least one series.
+  std::string wait_for_series(std::uint16_t port, std::string_view query) {
+    return wait_for(port, "/api/v1/query?query=" + url_encoded(query),
+                    [](const std::string& body) { return body.find("\"result\":[{") != std::string::npos; });
+  }
+};
+
+TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticationAlert) {
+  start_sandbox();
+  // A token added through the admin path, which a sandbox reset forgets: a token revoked later.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/tokens", R"({"token": "revocable-token"})").status, 201);
+  write_file(dir / "api-token", "revocable-token\n");
+  write_config("  listen: 127.0.0.1:0\n");
+  std::string config = read_file(config_path);
+  config.replace(config.find("  enabled: false\n"), std::string("  enabled: false\n").size(), "  enabled: true\n");
+  write_file(config_path, config);
+  insert_orders("PROM", 3);
+
+  ChildProcess daemon_run({.argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
+                           .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
+  const auto port_line = daemon_run.wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
+  ASSERT_TRUE(port_line) << daemon_run.stderr_text();
+  const std::string metrics_port = port_line->substr(port_line->rfind(':') + 1);
+
+  const std::string rules =
+      std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"), "for: 0s");
+  write_file(dir / "rules.yml", rules);
+  write_file(dir / "prometheus.yml", "global:\n"
+                                     "  scrape_interval: 1s\n"
+                                     "  evaluation_interval: 1s\n"
+                                     "rule_files:\n"
+                                     "  - " + (dir / "rules.yml").string() + "\n"
+                                     "scrape_configs:\n"
+                                     "  - job_name: fulfillsync\n"
+                                     "    honor_labels: true\n"
+                                     "    static_configs:\n"
+                                     "      - targets: ['127.0.0.1:" + metrics_port + "']\n");
+  const std::uint16_t port = free_port();
+  ASSERT_NE(port, 0);
+  // Debian's package puts it there (scripts/bootstrap installs it).
+  ChildProcess prometheus({.argv = {"/usr/bin/prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
+                                    "--storage.tsdb.path=" + (dir / "prometheus-data").string(),
+                                    fmt::format("--web.listen-address=127.0.0.1:{}", port), "--log.level=warn"}});
+  wait_for(port, "/-/ready", [](const std::string&) { return true; });
+  ASSERT_FALSE(HasFailure()) << prometheus.stderr_text();
+
+  // It scrapes the daemon, and the pushes show.
+  wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
+  wait_for_series(port, R"(fulfillsync_sync_items_total{job="push_orders",outcome="created"} >= 3)");
+  wait_for_series(port, R"(fulfillsync_job_last_success_timestamp_seconds{job="pull_shipments"})");
+  // Every rule loads and evaluates.
+  const std::string loaded = wait_for(port, "/api/v1/rules", [](const std::string& body) {
+    return body.find("FulfillsyncTrackingMarksFailing") != std::string::npos;
+  });
+  EXPECT_EQ(loaded.find("\"health\":\"err\""), std::string::npos) << loaded;
+  EXPECT_EQ(http_get("127.0.0.1", port, "/api/v1/alerts").body.find("FulfillsyncAuthenticationFailing"),
+            std::string::npos);
+
+  // The provider revokes the token: the next push is refused, the job pauses, the alert fires.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/reset").status, 200);
+  insert_order("PROM-0004", 4);
+  ASSERT_TRUE(daemon_run.wait_for_stderr("push_orders: paused", 20s)) << daemon_run.stderr_text();
+  const std::string alerts = wait_for(port, "/api/v1/alerts", [](const std::string& body) {
+    return body.find(R"("alertname":"FulfillsyncAuthenticationFailing")") != std::string::npos &&
+           body.find(R"("state":"firing")") != std::string::npos;
+  });
+  EXPECT_THAT(alerts, HasSubstr(R"("job":"push_orders")"));
+
+  prometheus.send_signal(SIGTERM);
+  EXPECT_TRUE(prometheus.wait_for_exit(30s).has_value());
+  daemon_run.send_signal(SIGTERM);
+  EXPECT_EQ(daemon_run.wait_for_exit(30s), 0) << daemon_run.stderr_text();
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing
