@@ -120,6 +120,12 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   EXPECT_EQ(loaded.find("\"health\":\"err\""), std::string::npos) << loaded;
   EXPECT_EQ(http_get("127.0.0.1", port, "/api/v1/alerts").body.find("FulfillsyncAuthenticationFailing"),
             std::string::npos);
+  // Every job has run and every family has series by now: promtool accepts all of it.
+  write_file(dir / "metrics.txt", http_get("127.0.0.1", static_cast<std::uint16_t>(std::stoi(metrics_port)),
+                                           "/metrics").body);
+  const auto lint = run({"/bin/sh", "-c", "promtool check metrics < " + (dir / "metrics.txt").string()}, 60s);
+  EXPECT_EQ(lint.exit_status, 0) << lint.stdout_text << lint.stderr_text;
+  EXPECT_THAT(read_file(dir / "metrics.txt"), HasSubstr("fulfillsync_pull_lag_seconds{job=\"pull_shipments\"}"));
 
   // The provider revokes the token: the next push is refused, the job pauses, the alert fires.
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/reset").status, 200);
