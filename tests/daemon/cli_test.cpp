@@ -1,6 +1,10 @@
 #include "fulfillsync/daemon/cli.hpp"
 
+#include <sstream>
+
 #include <gtest/gtest.h>
+
+#include "fulfillsync/testing/process.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
@@ -89,6 +93,23 @@ TEST(CommandLineTest, ResyncTakesADateAndMaybeAJob) {
   EXPECT_EQ(error, "--since 'last week' is not a date-time (2026-03-01 or 2026-03-01T12:00:00Z)");
   EXPECT_FALSE(parse({"status", "--since", "2026-03-01"}, &error));
   EXPECT_EQ(error, "unknown option '--since'");
+}
+
+TEST(CommandLineTest, EveryCommandOfTheHelpIsInTheReadme) {
+  const std::string readme = testing::read_file(testing::source_path("README.md"));
+  std::istringstream help(usage_text());
+  bool in_commands = false;
+  int commands = 0;
+  for (std::string line; std::getline(help, line);) {
+    if (line == "Commands:") in_commands = true;
+    if (line == "Options:") break;
+    // "  resync --since DATE [--job NAME]": a command starts at column 2, its text after two spaces.
+    if (!in_commands || line.size() < 3 || line.compare(0, 2, "  ") != 0 || line[2] == ' ') continue;
+    const std::string command = line.substr(2, line.find("  ", 2) - 2);
+    EXPECT_NE(readme.find("\n  " + command), std::string::npos) << "README's command list lacks '" << command << "'";
+    ++commands;
+  }
+  EXPECT_EQ(commands, 8);  // run, once, status, retry (twice), resync, check-config, auth login
 }
 
 TEST(CommandLineTest, HelpAndVersionWinOverEverythingElse) {
