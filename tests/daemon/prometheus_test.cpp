@@ -88,7 +88,8 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   const std::string metrics_port = port_line->substr(port_line->rfind(':') + 1);
 
   const std::string rules =
-      std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"), "for: 0s");
+      std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"),
+                         "for: 0s");
   write_file(dir / "rules.yml", rules);
   write_file(dir / "prometheus.yml", "global:\n"
                                      "  scrape_interval: 1s\n"

@@ -523,7 +523,8 @@ TEST_F(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMark
 
   // The merchant restores its database from a backup taken before any shipment arrived: only the
   // window's overlap (the later orders) is read again by itself.
-  execute("DELETE FROM fulfillsync_shipment_items; DELETE FROM fulfillsync_tracking; DELETE FROM fulfillsync_shipments");
+  execute("DELETE FROM fulfillsync_shipment_items; DELETE FROM fulfillsync_tracking; "
+          "DELETE FROM fulfillsync_shipments");
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   EXPECT_EQ(merchant_shipments().size(), 5u);

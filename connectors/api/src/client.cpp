@@ -67,7 +67,11 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
     retry_budget_.record_request();
     const auto started = std::chrono::steady_clock::now();
     outcome = classify(co_await transport_.send(std::move(attempt)));
-    metrics_.observe_exchange(request.route, request.method, outcome, std::chrono::steady_clock::now() - started);
+    const auto took = std::chrono::steady_clock::now() - started;
+    metrics_.observe_exchange(request.route, request.method, outcome, took);
+    // The target and the outcome only: headers carry the token, bodies personal data.
+    spdlog::trace("{} {} -> {} {} in {} ms", request.method, target_of(request), outcome.status,
+                  to_string(outcome.kind), std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
     learn_remaining(outcome);
     metrics_.set_budget(budget_.available(), budget_.limit());
 
