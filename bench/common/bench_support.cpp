@@ -381,4 +381,25 @@ long positive(const std::string& name, const std::string& value) {
   return parsed;
 }
 
+int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string_view only,
+                  const std::vector<std::pair<std::string_view, Scenario>>& scenarios) {
+  // A failpoint armed in the caller's environment would kill the daemon part-way.
+  unsetenv("FULFILLSYNC_FAILPOINTS");
+  fmt::print("{}: binaries in {}, {} CPU(s) online\n", program, bin_dir.string(), sysconf(_SC_NPROCESSORS_ONLN));
+  Report report;
+  bool failed = false;
+  for (const auto& [name, scenario] : scenarios) {
+    if (!only.empty() && only != name) continue;
+    try {
+      scenario(report);
+    } catch (const std::exception& error) {
+      fmt::print("{} failed: {}\n", name, error.what());
+      report.add(std::string(name), "failed (see above)", "-", false);
+      failed = true;
+    }
+  }
+  report.print();
+  return failed ? 1 : 0;
+}
+
 }  // namespace fulfillsync::bench

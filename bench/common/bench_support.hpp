@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -161,6 +162,13 @@ class Report {
   std::vector<std::array<std::string, 4>> rows_;
   std::vector<std::string> notes_;
 };
+
+// A benchmark's run after its options are parsed: prints the binaries used, runs each scenario
+// (all, or the one named `only`; one that throws is reported and the others still run, each has a
+// world of its own) and the summary table. Returns the exit status: 1 when a scenario failed.
+using Scenario = std::function<void(Report&)>;
+int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string_view only,
+                  const std::vector<std::pair<std::string_view, Scenario>>& scenarios);
 
 // A command-line value that must be a positive whole number.
 long positive(const std::string& name, const std::string& value);

@@ -455,28 +455,15 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    // A failpoint armed in the caller's environment would kill the daemon part-way.
-    unsetenv("FULFILLSYNC_FAILPOINTS");
-    fmt::print("push_bench: binaries in {}, {} CPU(s) online\n", options->bin_dir.string(),
-               sysconf(_SC_NPROCESSORS_ONLN));
-    using Scenario = void (*)(const Options&, Report&);
-    const std::array<std::pair<std::string_view, Scenario>, 4> scenarios = {
-        {{"throughput", run_throughput}, {"calls", run_calls}, {"memory", run_memory}, {"latency", run_latency}}};
-    Report report;
-    bool failed = false;
-    for (const auto& [name, scenario] : scenarios) {
-      if (!options->only.empty() && options->only != name) continue;
-      try {
-        scenario(*options, report);
-      } catch (const std::exception& error) {
-        // The other scenarios still run: each has a world of its own.
-        fmt::print("{} failed: {}\n", name, error.what());
-        report.add(std::string(name), "failed (see above)", "-", false);
-        failed = true;
-      }
-    }
-    report.print();
-    return failed ? 1 : 0;
+    // Each scenario with these options.
+    const auto with = [&options](auto scenario) {
+      return [&options, scenario](Report& report) { scenario(*options, report); };
+    };
+    return run_scenarios("push_bench", options->bin_dir, options->only,
+                         {{"throughput", with(run_throughput)},
+                          {"calls", with(run_calls)},
+                          {"memory", with(run_memory)},
+                          {"latency", with(run_latency)}});
   } catch (const std::exception& error) {
     std::fprintf(stderr, "push_bench: %s\n", error.what());
     return 1;
