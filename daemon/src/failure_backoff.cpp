@@ -34,6 +34,12 @@ std::optional<std::chrono::milliseconds> FailureBackoff::pause_left() const {
   return left;
 }
 
+bool FailureBackoff::holds(JobRun& run) const {
+  const auto left = pause_left();
+  if (left) run.back_off = *left;
+  return left.has_value();
+}
+
 std::chrono::milliseconds FailureBackoff::note_failure(const api::Outcome& outcome) {
   switch (outcome.kind) {
     case OutcomeKind::throttled:

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/api/answer.hpp"
 #include "fulfillsync/api/models/encode.hpp"
 #include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
@@ -50,10 +50,7 @@ MarkTrackingJob::MarkTrackingJob(PullContext context, TrackingMarkLedger& ledger
 
 asio::awaitable<JobRun> MarkTrackingJob::run() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   take_in(run);
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send(run);
@@ -101,20 +98,12 @@ asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
                             .query = {{"IDs", ids}, {"Limit", "250"}},
                             .priority = api::Priority::mark};
     const api::Outcome outcome = co_await context_.client.call(std::move(request));
-    std::optional<api::OrderPage> page;
-    std::string why = outcome.detail;
-    if (outcome.ok()) {
-      auto decoded = api::decode<api::OrderPage>(outcome.response.body, context_.version);
-      if (decoded) {
-        page = std::move(*decoded);
-      } else {
-        why = decoded.error().to_string();
-      }
-    }
+    std::string why;
+    const auto page = api::answer_of<api::OrderPage>(outcome, context_.version, why);
     if (!page) {
       spdlog::warn("mark_tracking: looking up {} unclear marks: {}; trying again later", unknown.size(), why);
       run.ok = false;
-      run.back_off = backoff_.note_failure(outcome.ok() ? api::Outcome{} : outcome);
+      run.back_off = backoff_.note_failure(outcome);
       co_return;
     }
     for (std::size_t i = first; i < last; ++i) looked_up.insert(orders[i]);
@@ -261,12 +250,12 @@ asio::awaitable<void> MarkTrackingJob::sweep(JobRun& run) {
   while (!context_.stopping) {
     const std::optional<api::Outcome> page = co_await pager.next();
     if (!page) break;
-    std::string why = page->detail;
-    const auto written = page->ok() ? write_order_page(context_, *page, why) : std::nullopt;
+    std::string why;
+    const auto written = write_order_page(context_, *page, why);
     if (!written) {
       spdlog::warn("mark_tracking: sweep page {}: {}; sweeping again later", pager.page(), why);
       run.ok = false;
-      run.back_off = backoff_.note_failure(page->ok() ? api::Outcome{} : *page);
+      run.back_off = backoff_.note_failure(*page);
       co_return;  // the next run sweeps again
     }
     shipments += written->shipments;

@@ -25,10 +25,7 @@ int PullLotsJob::backlog() {
 
 asio::awaitable<JobRun> PullLotsJob::run() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   const auto now = std::chrono::steady_clock::now();
   if (position_ == cycle_.size()) {
     if (started_ && !spread_) co_return run;  // `once`: one cycle

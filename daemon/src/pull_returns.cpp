@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/api/answer.hpp"
 #include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
 #include "fulfillsync/daemon/pull_jobs.hpp"
@@ -58,10 +58,7 @@ asio::awaitable<JobRun> PullReturnsJob::run() {
 
 asio::awaitable<JobRun> PullReturnsJob::poll() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   const auto pass_started = std::chrono::system_clock::now();
   const std::vector<std::int64_t> open = open_returns(context_.checkpoint);
   const auto chunk = static_cast<std::size_t>(config_.page_size);
@@ -79,20 +76,12 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
                                            .priority = api::Priority::pull,
                                            .with_channel = true});
     while (const std::optional<api::Outcome> page = co_await pager.next()) {
-      std::string why = page->detail;
-      std::optional<api::ReturnList> list;
-      if (page->ok()) {
-        auto decoded = api::decode<api::ReturnList>(page->response.body, context_.version);
-        if (decoded) {
-          list = std::move(*decoded);
-        } else {
-          why = decoded.error().to_string();
-        }
-      }
+      std::string why;
+      const auto list = api::answer_of<api::ReturnList>(*page, context_.version, why);
       if (!list) {
         spdlog::warn("pull_returns: reading {} open returns: {}; trying again later", open.size(), why);
         run.ok = false;
-        run.back_off = backoff_.note_failure(page->ok() ? api::Outcome{} : *page);
+        run.back_off = backoff_.note_failure(*page);
         pass_failed_ = true;
         co_return run;
       }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/api/answer.hpp"
 #include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/daemon/concurrently.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
@@ -22,11 +22,8 @@ constexpr std::size_t kTimelineConcurrency = 4;
 }  // namespace
 
 std::optional<PageWritten> write_order_page(const PullContext& context, const api::Outcome& page, std::string& why) {
-  auto orders = api::decode<api::OrderPage>(page.response.body, context.version);
-  if (!orders) {
-    why = orders.error().to_string();
-    return std::nullopt;
-  }
+  const auto orders = api::answer_of<api::OrderPage>(page, context.version, why);
+  if (!orders) return std::nullopt;
   PageWritten written;
   std::vector<merchant::OrderStatusRecord> statuses;
   std::vector<merchant::ShipmentRecord> shipments;
@@ -58,10 +55,7 @@ asio::awaitable<JobRun> PullShipmentsJob::run() {
 
 asio::awaitable<JobRun> PullShipmentsJob::walk() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   const auto walk_started = std::chrono::system_clock::now();
   // The window starts `overlap` before the newest change already stored (the provider's pages are
   // not sorted across boundaries, and its updates can land late), never before the starting point.
@@ -95,7 +89,7 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
       spdlog::warn("pull_shipments: page {} cannot be read ({}); the window is read again later", pager.page(), why);
       context_.metrics.count_items(name(), "unreadable");
       run.ok = false;
-      run.back_off = backoff_.note_failure(api::Outcome{});
+      run.back_off = backoff_.note_failure(*page);
       window_failed_ = true;
       co_return run;
     }

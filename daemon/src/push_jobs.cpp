@@ -122,10 +122,7 @@ int CreatePushJob::backlog() { return context_.ledger.waiting(kind_); }
 
 asio::awaitable<JobRun> CreatePushJob::run() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   // Backpressure: new rows are read only while few wait to be sent, so a long backlog is read as
   // fast as it is sent rather than all of it before anything is sent.
   run.more = context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source_() : true;
@@ -157,7 +154,7 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
       if (outcome.ok()) {
         spdlog::warn("{}: looking up {} unclear sends: the answer cannot be read ({}); trying again later", name(),
                      last - first, why);
-        run.back_off = backoff_.note_failure(api::Outcome{});
+        run.back_off = backoff_.note_failure(outcome);
       } else {
         spdlog::warn("{}: looking up {} unclear sends failed: {}", name(), last - first, outcome.detail);
         run.back_off = backoff_.note_failure(outcome);
@@ -289,10 +286,7 @@ int CancelPushJob::backlog() { return context_.ledger.waiting(LedgerKind::order_
 
 asio::awaitable<JobRun> CancelPushJob::run() {
   JobRun run;
-  if (const auto left = backoff_.pause_left()) {
-    run.back_off = *left;
-    co_return run;
-  }
+  if (backoff_.holds(run)) co_return run;
   run.more = poll_source_();
   auto& ledger = context_.ledger;
   // Cancels are safe to repeat, so an unclear one is simply sent again.

@@ -44,8 +44,8 @@ struct PullContext {
 };
 
 // Writes the orders of one `GET /order` page (its statuses, shipments, items and tracking) to the
-// merchant database in one transaction. Returns the shipments written and the latest change seen,
-// or the reason the page cannot be read.
+// merchant database in one transaction. Returns the shipments written and the latest change seen;
+// nothing, with `why`, when the call failed or its body cannot be read.
 struct PageWritten {
   int shipments = 0;
   std::optional<timestamps::TimePoint> latest_change;
