@@ -71,21 +71,12 @@ class PrometheusTest : public SyncFixture {
 };
 
 TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticationAlert) {
-  start_sandbox();
-  // A token added through the admin path, which a sandbox reset forgets: a token revoked later.
-  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/tokens", R"({"token": "revocable-token"})").status, 201);
-  write_file(dir / "api-token", "revocable-token\n");
-  write_config("  listen: 127.0.0.1:0\n");
-  std::string config = read_file(config_path);
-  config.replace(config.find("  enabled: false\n"), std::string("  enabled: false\n").size(), "  enabled: true\n");
-  write_file(config_path, config);
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
   insert_orders("PROM", 3);
-
-  ChildProcess daemon_run({.argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
-                           .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
-  const auto port_line = daemon_run.wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
-  ASSERT_TRUE(port_line) << daemon_run.stderr_text();
-  const std::string metrics_port = port_line->substr(port_line->rfind(':') + 1);
+  std::uint16_t metrics_port = 0;
+  const auto running = start_daemon(metrics_port);
+  ChildProcess& daemon_run = *running;
+  ASSERT_NE(metrics_port, 0) << daemon_run.stderr_text();
 
   const std::string rules =
       std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"),
@@ -100,7 +91,7 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
                                      "  - job_name: fulfillsync\n"
                                      "    honor_labels: true\n"
                                      "    static_configs:\n"
-                                     "      - targets: ['127.0.0.1:" + metrics_port + "']\n");
+                                     "      - targets: ['127.0.0.1:" + std::to_string(metrics_port) + "']\n");
   const std::uint16_t port = free_port();
   ASSERT_NE(port, 0);
   // Debian's package puts it there (scripts/bootstrap installs it).
@@ -122,8 +113,7 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   EXPECT_EQ(http_get("127.0.0.1", port, "/api/v1/alerts").body.find("FulfillsyncAuthenticationFailing"),
             std::string::npos);
   // Every job has run and every family has series by now: promtool accepts all of it.
-  write_file(dir / "metrics.txt", http_get("127.0.0.1", static_cast<std::uint16_t>(std::stoi(metrics_port)),
-                                           "/metrics").body);
+  write_file(dir / "metrics.txt", http_get("127.0.0.1", metrics_port, "/metrics").body);
   const auto lint = run({"/bin/sh", "-c", "promtool check metrics < " + (dir / "metrics.txt").string()}, 60s);
   EXPECT_EQ(lint.exit_status, 0) << lint.stdout_text << lint.stderr_text;
   EXPECT_THAT(read_file(dir / "metrics.txt"), HasSubstr("fulfillsync_pull_lag_seconds{job=\"pull_shipments\"}"));

@@ -279,21 +279,12 @@ TEST_F(PushSyncTest, ACancelBeforeCreationNeverCreatesAndAChangeAfterItIsReporte
 }
 
 TEST_F(PushSyncTest, RefusedCredentialsPauseTheJobAndRaiseTheAlarm) {
-  start_sandbox();
-  // A token added through the admin path, which a sandbox reset forgets: a revoked token.
-  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/tokens", R"({"token": "revocable-token"})").status, 201);
-  write_file(dir / "api-token", "revocable-token\n");
-  write_config("  listen: 127.0.0.1:0\n");
-  std::string config = read_file(config_path);
-  config.replace(config.find("  enabled: false\n"), std::string("  enabled: false\n").size(), "  enabled: true\n");
-  write_file(config_path, config);
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
   insert_orders("AUTH", 2);
-  ChildProcess running(ChildProcess::Options{
-      .argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
-      .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
-  const auto port_line = running.wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
-  ASSERT_TRUE(port_line) << running.stderr_text();
-  const auto port = static_cast<std::uint16_t>(std::stoi(port_line->substr(port_line->rfind(':') + 1)));
+  std::uint16_t port = 0;
+  const auto daemon_run = start_daemon(port);
+  ChildProcess& running = *daemon_run;
+  ASSERT_NE(port, 0) << running.stderr_text();
   ASSERT_TRUE(running.wait_for_stderr("provider http", 20s)) << running.stderr_text();
   for (int i = 0; i < 200 && result_column_if_any("state", "AUTH-0002") != "created"; ++i) {
     std::this_thread::sleep_for(50ms);

@@ -85,6 +85,29 @@ class SyncFixture : public ::testing::Test {
                             "  enabled: false\n" + std::string(extra));
   }
 
+  // The sandbox, with a token the test can revoke (a sandbox reset forgets tokens added through the
+  // admin path), and a configuration with the metrics endpoint on a free loopback port.
+  void start_sandbox_with_revocable_token_and_metrics() {
+    start_sandbox();
+    ASSERT_EQ(sandbox->admin("POST", "/_sandbox/tokens", R"({"token": "revocable-token"})").status, 201);
+    write_file(dir / "api-token", "revocable-token\n");
+    write_config("  listen: 127.0.0.1:0\n");
+    std::string config = read_file(config_path);
+    const std::string disabled = "  enabled: false\n";
+    config.replace(config.find(disabled), disabled.size(), "  enabled: true\n");
+    write_file(config_path, config);
+  }
+
+  // `fulfillsyncd run` in the background; `metrics_port` is where its metrics listen (0: they never did).
+  std::unique_ptr<ChildProcess> start_daemon(std::uint16_t& metrics_port) {
+    auto running = std::make_unique<ChildProcess>(ChildProcess::Options{
+        .argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
+        .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
+    const auto line = running->wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
+    metrics_port = line ? static_cast<std::uint16_t>(std::stoi(line->substr(line->rfind(':') + 1))) : 0;
+    return running;
+  }
+
   RunResult daemon(std::vector<std::string> command, std::vector<std::string> env = {}) {
     std::vector<std::string> argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string()};
     argv.insert(argv.end(), command.begin(), command.end());
