@@ -56,7 +56,6 @@ asio::awaitable<JobRun> MarkTrackingJob::run() {
   if (run.back_off == 0ms) co_await send(run);
   write_results();
   if (run.back_off == 0ms && std::chrono::steady_clock::now() >= next_sweep_) co_await sweep(run);
-  context_.metrics.set_tracking_marks(ledger_.counts());
   co_return run;
 }
 

@@ -18,10 +18,11 @@ std::string rough_duration(double seconds) {
 }
 
 ProgressReport::ProgressReport(const Scheduler& scheduler, CheckpointStore& store, OutboundLedger& ledger,
-                               SyncMetrics& metrics, int requests_per_minute)
+                               TrackingMarkLedger& marks, SyncMetrics& metrics, int requests_per_minute)
     : scheduler_(scheduler),
       store_(store),
       ledger_(ledger),
+      marks_(marks),
       metrics_(metrics),
       budget_per_second_(requests_per_minute / 60.0) {}
 
@@ -35,6 +36,7 @@ void ProgressReport::export_figures() {
     }
   }
   metrics_.set_oldest_waiting_age(oldest_age);
+  metrics_.set_tracking_marks(marks_.counts());
 
   const auto now = std::chrono::system_clock::now();
   std::vector<JobStats> stats;

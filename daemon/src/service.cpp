@@ -93,7 +93,7 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_push_jobs();
   add_pull_jobs(since);
-  progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *sync_metrics_,
+  progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *marks_, *sync_metrics_,
                                                config_.api.requests_per_minute);
   progress_->export_figures();
 }

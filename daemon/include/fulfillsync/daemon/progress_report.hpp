@@ -1,25 +1,26 @@
 #pragma once
-// Every few seconds: the outbound ledger's counts, the oldest waiting entry and the pull jobs' lag
-// into the metrics; each job's figures into the checkpoint store (for `status`); and for each job
-// with a backlog a log line with what was done, what is left, the rate and the time it will take at
-// that rate (and at the most the rate budget allows).
+// Every few seconds: the outbound ledger's and the tracking marks' counts, the oldest waiting entry and
+// the pull jobs' lag into the metrics; each job's figures into the checkpoint store (for `status`); and for
+// each job with a backlog a log line with what was done, what is left, the rate and the time it will
+// take at that rate (and at the most the rate budget allows).
 #include <map>
 #include <string>
 
 #include "fulfillsync/daemon/outbound_ledger.hpp"
 #include "fulfillsync/daemon/scheduler.hpp"
+#include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 #include "fulfillsync/daemon/sync_metrics.hpp"
 
 namespace fulfillsync::daemon {
 
 class ProgressReport {
  public:
-  ProgressReport(const Scheduler& scheduler, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
-                 int requests_per_minute);
+  ProgressReport(const Scheduler& scheduler, CheckpointStore& store, OutboundLedger& ledger,
+                 TrackingMarkLedger& marks, SyncMetrics& metrics, int requests_per_minute);
 
   // One report; `elapsed` is the time since the previous one.
   void report(std::chrono::steady_clock::duration elapsed);
-  // The ledger's counts, its oldest waiting entry and the pull jobs' lag into the metrics, and the
+  // The ledgers' counts, the oldest waiting entry and the pull jobs' lag into the metrics, and the
   // jobs' figures into the checkpoint store (part of every report).
   void export_figures();
   // The status line for systemd: "Running; backlog 120 (push_orders 100, push_returns 20)".
@@ -29,6 +30,7 @@ class ProgressReport {
   const Scheduler& scheduler_;
   CheckpointStore& store_;
   OutboundLedger& ledger_;
+  TrackingMarkLedger& marks_;
   SyncMetrics& metrics_;
   double budget_per_second_;
   std::map<const Job*, long> settled_before_;
