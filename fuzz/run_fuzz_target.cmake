@@ -1,31 +1,27 @@
-# cmake -DSOURCE_DIR=<fuzz project> -DBUILD_DIR=<dir> -DCLANGXX=<clang++> -DRUNS=<n> -P run_fuzz_target.cmake
-# Configures and builds the fuzz project, then runs it over its seed corpus for RUNS inputs with a
-# fixed seed, so a failure in CI replays. New inputs go to a scratch corpus, never to the sources.
-foreach(var SOURCE_DIR BUILD_DIR CLANGXX RUNS)
+# cmake -DFUZZER=<binary> -DCORPUS=<seed dir> -DWORK_DIR=<dir> -DRUNS=<n> -DMAX_LEN=<bytes> -P run_fuzz_target.cmake
+# Runs a built fuzz target over its seed corpus for RUNS inputs with a fixed seed, so that a failure
+# in CI replays. New inputs go to a scratch corpus in WORK_DIR, never to the sources; a failing input
+# is saved in WORK_DIR and the command that replays it is printed.
+foreach(var FUZZER CORPUS WORK_DIR RUNS MAX_LEN)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_fuzz_target.cmake: ${var} is not set")
   endif()
 endforeach()
 
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR} -DCMAKE_CXX_COMPILER=${CLANGXX}
-                RESULT_VARIABLE result)
-if(result)
-  message(FATAL_ERROR "configuring the fuzz target failed")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} -j2 RESULT_VARIABLE result)
-if(result)
-  message(FATAL_ERROR "building the fuzz target failed")
-endif()
-
-get_filename_component(target_name ${SOURCE_DIR} NAME)
-set(scratch ${BUILD_DIR}/scratch-corpus)
-file(REMOVE_RECURSE ${scratch})
+set(scratch ${WORK_DIR}/scratch-corpus)
+file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${scratch})
+# -timeout: an input that hangs fails the test instead of its CTest timeout.
 execute_process(
-  COMMAND ${BUILD_DIR}/fuzz_${target_name} -runs=${RUNS} -seed=1 -max_len=65536 -rss_limit_mb=2048
-          -artifact_prefix=${BUILD_DIR}/ ${scratch} ${SOURCE_DIR}/corpus
+  COMMAND ${FUZZER} -runs=${RUNS} -seed=1 -max_len=${MAX_LEN} -timeout=30 -rss_limit_mb=2048
+          -artifact_prefix=${WORK_DIR}/ ${scratch} ${CORPUS}
   RESULT_VARIABLE result)
 if(result)
-  message(FATAL_ERROR "fuzz_${target_name} found a failing input (saved under ${BUILD_DIR}/); replay it with "
-                      "${BUILD_DIR}/fuzz_${target_name} <that file>")
+  file(GLOB failing_inputs ${WORK_DIR}/crash-* ${WORK_DIR}/leak-* ${WORK_DIR}/timeout-* ${WORK_DIR}/oom-*)
+  if(NOT failing_inputs)
+    message(FATAL_ERROR "${FUZZER} failed (exit status ${result}) without saving an input; see its output above")
+  endif()
+  list(JOIN failing_inputs "\n  " listed)
+  list(GET failing_inputs 0 first)
+  message(FATAL_ERROR "${FUZZER} found a failing input, saved as\n  ${listed}\nReplay it with\n  ${FUZZER} ${first}")
 endif()

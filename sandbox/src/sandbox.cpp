@@ -153,8 +153,8 @@ HttpResponse Sandbox::handle(const HttpRequest& request) {
     return response;
   }
 
-  // /{version}/{operation path}
-  const std::string_view after_slash = path.substr(1);
+  // /{version}/{operation path}; a target without a path ("?x") names no operation.
+  const std::string_view after_slash = path.starts_with('/') ? path.substr(1) : std::string_view{};
   const auto version_end = after_slash.find('/');
   const auto version = parse_version(after_slash.substr(0, version_end));
   const Route* route = nullptr;

@@ -108,6 +108,10 @@ TEST(OrderMapping, LenientWhereSQLiteTypesDiffer) {
   EXPECT_EQ(mapped.request->products[0].quantity, 3);
   EXPECT_EQ(mapped.request->order_number, std::nullopt);
   EXPECT_TRUE(cancel_requested(row));
+  // Found by fuzz/row_mapping: map_order() accepted '01' as 1 while cancel_requested() saw no cancel.
+  row.cancel_requested = text("01");
+  EXPECT_TRUE(map_order(row).ok());
+  EXPECT_TRUE(cancel_requested(row));
 }
 
 TEST(OrderMapping, MissingRecipientAndAddressFieldsAllReported) {
@@ -204,6 +208,17 @@ TEST(OrderMapping, TypeMoneyDatesTagsAndFlags) {
               ElementsAre("fulfillsync_orders: total_price must not be negative, found '-5'",
                           R"(fulfillsync_orders: tags must be a JSON object of names to text values, such as )"
                           R"({"gift": "yes"}; the tag 'gift' is not)"));
+}
+
+// Found by fuzz/row_mapping: such dates used to saturate to the clock's limits and overflow when encoded.
+TEST(OrderMapping, DatesTheClockCannotHoldAreRefused) {
+  for (const char* date : {"1013-02-28T09:30:00Z", "9999-12-31"}) {
+    OrderRow row = minimal_order();
+    row.purchase_date = text(date);
+    EXPECT_THAT(map_order(row).problems,
+                ElementsAre("fulfillsync_orders: purchase_date must be a date-time between the years 1678 and 2261, "
+                            "found '" + std::string(date) + "'"));
+  }
 }
 
 TEST(OrderMapping, BlobsAndRealsWhereTextIsExpected) {

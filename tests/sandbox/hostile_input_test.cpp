@@ -59,6 +59,18 @@ TEST(SandboxHostileInput, HeaderFloodIsRefused) {
   expect_still_serving(sandbox);
 }
 
+// Found by fuzz/sandbox_requests: a target without a path made the handler throw (a 500).
+TEST(SandboxHostileInput, TargetWithoutAPathIsNotFound) {
+  Sandbox sandbox;
+  const auto exchange = raw_exchange(sandbox.port(),
+                                     "GET ?Limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-token\r\n"
+                                     "Connection: close\r\n\r\n",
+                                     20s);
+  EXPECT_FALSE(exchange.timed_out);
+  EXPECT_EQ(status_of(exchange.received), 404) << exchange.received.substr(0, 200);
+  expect_still_serving(sandbox);
+}
+
 TEST(SandboxHostileInput, GarbageIsNotHttp) {
   Sandbox sandbox;
   for (std::string garbage : {std::string("HELLO THERE\r\n\r\n"), std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11),

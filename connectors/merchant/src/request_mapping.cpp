@@ -107,9 +107,13 @@ class RowReader {
 
   std::optional<api::DateTime> date_time(std::string_view column, const Field& field) {
     if (field.is_null()) return std::nullopt;
-    if (field.type == Field::Type::text) {
-      if (auto when = timestamps::parse_iso8601(field.text)) return api::DateTime{*when};
+    const auto when = field.type == Field::Type::text ? timestamps::parse_iso8601(field.text) : std::nullopt;
+    // A date the clock cannot hold saturates (timestamps.hpp): sending it would send another date.
+    if (when == timestamps::TimePoint::min() || when == timestamps::TimePoint::max()) {
+      problem(column, fmt::format("must be a date-time between the years 1678 and 2261, found {}", field.describe()));
+      return std::nullopt;
     }
+    if (when) return api::DateTime{*when};
     problem(column, fmt::format("must be an ISO 8601 date-time such as 2026-03-01T12:34:56Z, found {}",
                                 field.describe()));
     return std::nullopt;
@@ -212,9 +216,10 @@ template struct Mapped<api::OrderCreateRequest>;
 template struct Mapped<api::ReturnCreateRequest>;
 
 bool cancel_requested(const OrderRow& row) {
-  const Field& field = row.cancel_requested;
-  return (field.type == Field::Type::integer && field.integer == 1) ||
-         (field.type == Field::Type::text && field.text == "1") || (field.type == Field::Type::real && field.real == 1);
+  // Read as map_order() reads it, so that a flag it accepts (text '01' too) means the same here.
+  std::vector<std::string> ignored;
+  RowReader r(std::string(kOrdersTable), ignored);
+  return r.integer("cancel_requested", row.cancel_requested, Need::optional, 0, 1) == 1;
 }
 
 Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {

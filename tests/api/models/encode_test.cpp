@@ -181,6 +181,8 @@ TEST(Encode, SmallRequests) {
 TEST(Encode, DateTimesKeepMicroseconds) {
   EXPECT_EQ(date("2026-03-01T12:34:56.789123Z").to_iso8601(), "2026-03-01T12:34:56.789123+00:00");
   EXPECT_EQ(date("2026-03-01T12:34:56Z").to_iso8601(), "2026-03-01T12:34:56.000+00:00");
+  // Found by fuzz/row_mapping: a date the clock cannot hold saturates, and used to overflow here.
+  EXPECT_EQ(date("1013-02-28T09:30:00Z").to_iso8601(), "1677-09-21T00:12:43.145224+00:00");
 }
 
 }  // namespace

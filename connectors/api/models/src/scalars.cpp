@@ -41,8 +41,8 @@ bool Money::is_sendable_text(std::string_view text) { return is_number_within(te
 
 std::string DateTime::to_iso8601() const {
   using namespace std::chrono;
-  const auto sub_second = at - floor<seconds>(at);
-  const bool whole_milliseconds = sub_second % milliseconds(1) == decltype(sub_second)::zero();
+  // Not at - floor<seconds>(at): that overflows near TimePoint::min(), where parsing saturates.
+  const bool whole_milliseconds = at.time_since_epoch() % milliseconds(1) == timestamps::TimePoint::duration::zero();
   return timestamps::format_iso8601(
       at, whole_milliseconds ? timestamps::Precision::milliseconds : timestamps::Precision::microseconds);
 }
