@@ -5,12 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 extern char** environ;
 
@@ -37,6 +40,19 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
   return env;
 }
 
+// Where a sanitizer report starts in a child's standard error (npos: none). Sanitized children are the
+// project's own binaries, and their reports must fail the test whatever their exit status.
+std::size_t sanitizer_report_start(const std::string& stderr_text) {
+  std::size_t start = std::string::npos;
+  for (const char* marker : {"==ERROR: ", "WARNING: ThreadSanitizer", ": runtime error: "}) {
+    const std::size_t found = stderr_text.find(marker);
+    if (found == std::string::npos) continue;
+    const std::size_t line = stderr_text.rfind('\n', found);
+    start = std::min(start, line == std::string::npos ? 0 : line + 1);
+  }
+  return start;
+}
+
 }  // namespace
 
 TempDir::TempDir() {
@@ -53,6 +69,7 @@ TempDir::~TempDir() {
 
 ChildProcess::ChildProcess(Options options) {
   if (options.argv.empty()) throw std::invalid_argument("ChildProcess needs a program");
+  program_ = options.argv.front();
   const auto out = output_dir_ / "stdout";
   const auto err = output_dir_ / "stderr";
   std::vector<std::string> env = child_environment(options);
@@ -89,10 +106,15 @@ ChildProcess::~ChildProcess() {
     int status = 0;
     waitpid(pid_, &status, 0);
   }
+  const std::string errors = stderr_text();
+  if (const std::size_t report = sanitizer_report_start(errors); report != std::string::npos) {
+    ADD_FAILURE() << program_ << " (pid " << pid_ << ") reported:\n" << errors.substr(report);
+  }
 }
 
 void ChildProcess::send_signal(int signal) const {
-  if (pid_ > 0) kill(pid_, signal);
+  // Once reaped, the pid may be another process's.
+  if (pid_ > 0 && !exit_status_) kill(pid_, signal);
 }
 
 bool ChildProcess::running() {

@@ -27,7 +27,8 @@ class TempDir {
 };
 
 // A program started by a test, its standard output and error captured to files. The destructor
-// kills (SIGKILL) and reaps it if it is still running, so no test leaves a process behind.
+// kills (SIGKILL) and reaps it if it is still running, so no test leaves a process behind, and fails
+// the test when its standard error holds a sanitizer report.
 class ChildProcess {
  public:
   struct Options {
@@ -60,6 +61,7 @@ class ChildProcess {
   std::optional<std::string> wait_for_line(const std::filesystem::path& file, std::string_view needle,
                                            std::chrono::milliseconds timeout);
   TempDir output_dir_;
+  std::string program_;
   pid_t pid_ = -1;
   std::optional<int> exit_status_;
 };
