@@ -1,6 +1,9 @@
 #include "fulfillsync/common/timestamps.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <utility>
 
 namespace fulfillsync::timestamps {
 namespace {
@@ -40,11 +43,23 @@ void append_padded(std::string& out, std::int64_t value, int width) {
   while (length > 0) out.push_back(buffer[--length]);
 }
 
+// The day of `when` and the time into it. By integer division: floor<days>() overflows near
+// TimePoint::min(), where parse_iso8601() puts every earlier date.
+std::pair<sys_days, TimePoint::duration> split_day(TimePoint when) {
+  constexpr auto kTicksPerDay = duration_cast<TimePoint::duration>(days{1}).count();
+  auto day = when.time_since_epoch().count() / kTicksPerDay;
+  auto in_day = when.time_since_epoch().count() % kTicksPerDay;
+  if (in_day < 0) {
+    --day;
+    in_day += kTicksPerDay;
+  }
+  return {sys_days{days{day}}, TimePoint::duration{in_day}};
+}
+
 std::string format(TimePoint when, Precision precision, std::string_view suffix) {
-  const auto day_start = floor<days>(when);
-  const year_month_day date{day_start};
-  const auto in_day = duration_cast<microseconds>(when - day_start);
-  const hh_mm_ss<microseconds> time{in_day};
+  const auto [day, in_day] = split_day(when);
+  const year_month_day date{day};
+  const hh_mm_ss<microseconds> time{duration_cast<microseconds>(in_day)};
   std::string out;
   out.reserve(32);
   append_padded(out, static_cast<int>(date.year()), 4);
@@ -142,5 +157,49 @@ std::optional<TimePoint> parse_iso8601(std::string_view text) {
 std::string format_iso8601(TimePoint when, Precision precision) { return format(when, precision, "+00:00"); }
 
 std::string format_iso8601_z(TimePoint when, Precision precision) { return format(when, precision, "Z"); }
+
+namespace {
+constexpr std::array<std::string_view, 7> kWeekdays = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+}  // namespace
+
+std::string format_http_date(TimePoint when) {
+  const auto [day, in_day] = split_day(when);
+  const year_month_day date{day};
+  const hh_mm_ss<seconds> time{floor<seconds>(in_day)};
+  std::string out;
+  out.reserve(29);
+  out.append(kWeekdays[weekday{day}.c_encoding()]).append(", ");
+  append_padded(out, static_cast<unsigned>(date.day()), 2);
+  out.push_back(' ');
+  out.append(kMonths[static_cast<unsigned>(date.month()) - 1]).push_back(' ');
+  append_padded(out, static_cast<int>(date.year()), 4);
+  out.push_back(' ');
+  append_padded(out, time.hours().count(), 2);
+  out.push_back(':');
+  append_padded(out, time.minutes().count(), 2);
+  out.push_back(':');
+  append_padded(out, time.seconds().count(), 2);
+  out.append(" GMT");
+  return out;
+}
+
+std::optional<TimePoint> parse_http_date(std::string_view text) {
+  // `Www, DD Mmm YYYY hh:mm:ss GMT`: the weekday is redundant and not checked against the date.
+  if (text.size() != 29 || text.substr(3, 2) != ", " || text[7] != ' ' || text[11] != ' ' || text[16] != ' ' ||
+      text.substr(25) != " GMT") {
+    return std::nullopt;
+  }
+  if (std::find(kWeekdays.begin(), kWeekdays.end(), text.substr(0, 3)) == kWeekdays.end()) return std::nullopt;
+  const auto month = std::find(kMonths.begin(), kMonths.end(), text.substr(8, 3));
+  if (month == kMonths.end()) return std::nullopt;
+  // The rest is an ISO 8601 date-time in other clothes.
+  std::string iso;
+  iso.append(text.substr(12, 4)).push_back('-');
+  append_padded(iso, month - kMonths.begin() + 1, 2);
+  iso.append("-").append(text.substr(5, 2)).append("T").append(text.substr(17, 8)).append("Z");
+  return parse_iso8601(iso);
+}
 
 }  // namespace fulfillsync::timestamps

@@ -127,4 +127,8 @@ SQLite::Statement& CheckpointStore::prepared(const std::string& sql) {
 
 int CheckpointStore::schema_version() const { return sqlite::schema_version(*db_, kVersionTable); }
 
+std::string sql_modifier_ago(std::chrono::milliseconds ago) {
+  return fmt::format("-{}.{:03} seconds", ago.count() / 1000, ago.count() % 1000);
+}
+
 }  // namespace fulfillsync::daemon

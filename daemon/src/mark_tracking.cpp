@@ -78,7 +78,7 @@ void MarkTrackingJob::take_in(JobRun& run) {
 }
 
 asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
-  const auto unknown = ledger_.in_state(MarkState::unknown, config_.batch_size);
+  const auto unknown = ledger_.unclear(context_.unclear_lookup_delay, config_.batch_size);
   if (unknown.empty()) co_return;
   std::vector<std::int64_t> orders;
   for (const auto& mark : unknown) orders.push_back(mark.order_id);

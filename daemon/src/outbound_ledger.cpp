@@ -12,8 +12,6 @@
 namespace fulfillsync::daemon {
 namespace {
 
-constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
-
 LedgerState state_from(std::string_view text) {
   if (text == "pending") return LedgerState::pending;
   if (text == "in_flight") return LedgerState::in_flight;
@@ -90,7 +88,7 @@ int OutboundLedger::recover_interrupted() {
       "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1, "
       "updated_at = {} "
       "WHERE state = 'in_flight'",
-      kNow));
+      kSqlNow));
 }
 
 std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_view source_key) {
@@ -129,7 +127,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     SQLite::Statement& insert =
         store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, body, "
                                     "created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
-                                    kNow));
+                                    kSqlNow));
     insert.bind(1, std::string(to_string(kind)));
     insert.bind(2, std::string(source_key));
     insert.bind(3, std::string(content_hash));
@@ -144,7 +142,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
         store_.prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
                                     "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
                                     "WHERE kind = ? AND source_key = ?",
-                                    kNow));
+                                    kSqlNow));
     update.bind(1, std::string(content_hash));
     update.bind(2, body.data(), static_cast<int>(body.size()));
     update.bind(3, std::string(to_string(kind)));
@@ -155,7 +153,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     SQLite::Statement& update = store_.prepared(
         fmt::format("UPDATE outbound_ledger SET content_hash = ?, note = ?, result_pending = 1, updated_at = {} "
                     "WHERE kind = ? AND source_key = ?",
-                    kNow));
+                    kSqlNow));
     update.bind(1, std::string(content_hash));
     update.bind(2, "changed at the merchant after it was created; the API cannot apply the change");
     update.bind(3, std::string(to_string(kind)));
@@ -177,7 +175,7 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
       fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
                   "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
                   "updated_at = {} WHERE kind = ? AND source_key = ? AND state IN ({})",
-                  kNow, allowed));
+                  kSqlNow, allowed));
   update.bind(1, std::string(to_string(to)));
   update.bind(2, to == LedgerState::in_flight ? 1 : 0);
   if (remote_id) update.bind(3, *remote_id);
@@ -234,7 +232,7 @@ void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std:
     SQLite::Statement& insert =
         store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, last_error, "
                                     "created_at, updated_at) VALUES (?, ?, ?, 'withdrawn', ?, {0}, {0})",
-                                    kNow));
+                                    kSqlNow));
     insert.bind(1, std::string(to_string(kind)));
     insert.bind(2, std::string(source_key));
     insert.bind(3, std::string(content_hash));
@@ -258,6 +256,19 @@ std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState s
       "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? ORDER BY updated_at, source_key LIMIT ?", kColumns));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, std::string(to_string(state)));
+  query.bind(3, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+std::vector<LedgerEntry> OutboundLedger::unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit) {
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = 'unknown' "
+      "AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) ORDER BY updated_at, source_key LIMIT ?",
+      kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, sql_modifier_ago(quiet));
   query.bind(3, limit);
   std::vector<LedgerEntry> entries;
   while (query.executeStep()) entries.push_back(entry_from(query));
@@ -343,7 +354,7 @@ bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
   SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
                   "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' AND length(body) > 0",
-                  kNow));
+                  kSqlNow));
   update.bind(1, std::string(to_string(kind)));
   update.bind(2, std::string(source_key));
   return update.exec() == 1;
@@ -353,7 +364,7 @@ int OutboundLedger::requeue_all_rejected() {
   return store_.database().exec(fmt::format(
       "UPDATE outbound_ledger SET state = 'pending', result_pending = 1, updated_at = {} "
       "WHERE state = 'rejected' AND length(body) > 0",
-      kNow));
+      kSqlNow));
 }
 
 }  // namespace fulfillsync::daemon

@@ -12,6 +12,7 @@
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -72,6 +73,11 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
                          .with_channel = true};
   api::PageNumberPager pager(context_.client, std::move(window), config_.page_size);
   timestamps::TimePoint latest = checkpoint;
+  // Changes made while the window is walked may land on pages already read, so the next window must
+  // begin before this one did, by the provider's clock: its Date at the first page (whole seconds,
+  // and the page was read a moment before), or else the walk's own duration back from the latest change.
+  std::optional<timestamps::TimePoint> began_at_provider;
+  bool first_page = true;
   while (!context_.stopping) {
     const std::optional<api::Outcome> page = co_await pager.next();
     if (!page) break;
@@ -82,6 +88,10 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
       run.back_off = backoff_.note_failure(*page);
       window_failed_ = true;
       co_return run;
+    }
+    if (first_page) {
+      first_page = false;
+      if (const auto date = page->response.header("date")) began_at_provider = timestamps::parse_http_date(*date);
     }
     std::string why;
     const auto written = write_order_page(context_, *page, why);
@@ -100,6 +110,9 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
     if (config_.timelines) co_await pull_timelines(written->shipment_ids);
   }
   if (context_.stopping) co_return run;  // an unfinished window is not saved
+  latest = began_at_provider ? std::min(latest, *began_at_provider - 1s)
+                             : latest - std::chrono::duration_cast<timestamps::Clock::duration>(
+                                            std::chrono::system_clock::now() - walk_started);
   backoff_.note_success();
   failpoint("pull_shipments.before_checkpoint");
   if ((latest > checkpoint || !saved) &&

@@ -134,7 +134,7 @@ asio::awaitable<JobRun> CreatePushJob::run() {
 }
 
 asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
-  const auto unknown = context_.ledger.in_state(kind_, LedgerState::unknown, config_.batch_size);
+  const auto unknown = context_.ledger.unclear(kind_, context_.unclear_lookup_delay, config_.batch_size);
   if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
   for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
     const std::size_t last = std::min(first + kLookupChunk, unknown.size());

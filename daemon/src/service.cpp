@@ -100,7 +100,8 @@ Service::Service(std::filesystem::path config_path, config::Config config,
 
 void Service::add_push_jobs() {
   const auto version = *api::parse_api_version(config_.api.version);
-  const PushContext context{*client_, *ledger_, *results_, *sync_metrics_, version, stopping_};
+  const PushContext context{*client_, *ledger_, *results_, *sync_metrics_, version, stopping_,
+                            config_.api.request_timeout};
   // Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
   constexpr int kIntakeBatchesPerRun = 4;
   const auto poll_orders = [this] { return order_intake_->poll(kIntakeBatchesPerRun); };
@@ -127,7 +128,8 @@ void Service::add_pull_jobs(const std::string& since) {
   const auto version = *api::parse_api_version(config_.api.version);
   const auto starting_point = timestamps::parse_iso8601(since);
   assert(starting_point && "the starting point is saved in ISO 8601");
-  const PullContext context{*client_, *merchant_, *checkpoint_, *sync_metrics_, version, stopping_, *starting_point};
+  const PullContext context{*client_, *merchant_, *checkpoint_, *sync_metrics_, version, stopping_, *starting_point,
+                            config_.api.request_timeout};
   const auto& sync = config_.sync;
   if (sync.pull_shipments.enabled) {
     scheduler_->add(std::make_unique<PullShipmentsJob>(context, sync.pull_shipments), sync.pull_shipments.interval);

@@ -117,6 +117,9 @@ bool SourceIntake<Row>::poll(int max_batches) {
       if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
 
       auto commit = ledger_.batch();
+      // A row read now is its latest version: an older one held back must not be offered after it
+      // (it could bring back an order the newer version cancelled).
+      for (const Row& row : batch.rows) held_.erase(row.reference_id);
       for (auto it = held_.begin(); it != held_.end();) {
         const Row row = std::move(it->second);
         it = held_.erase(it);

@@ -10,7 +10,6 @@
 namespace fulfillsync::daemon {
 namespace {
 
-constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 constexpr const char* kColumns = "shipment_id, order_id, state, attempts, coalesce(last_error, ''), updated_at";
 
 MarkState state_from(std::string_view text) {
@@ -58,14 +57,14 @@ int TrackingMarkLedger::recover_interrupted() {
   return store_.database().exec(
       fmt::format("UPDATE tracking_marks SET state = 'unknown', last_error = 'interrupted while in flight', "
                   "updated_at = {} WHERE state = 'in_flight'",
-                  kNow));
+                  kSqlNow));
 }
 
 int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipments) {
   SQLite::Statement& insert = store_.prepared(fmt::format(
       "INSERT INTO tracking_marks (shipment_id, order_id, state, next_attempt_at, created_at, updated_at) "
       "VALUES (?, ?, 'pending', {0}, {0}, {0}) ON CONFLICT (shipment_id) DO NOTHING",
-      kNow));
+      kSqlNow));
   int added = 0;
   for (const auto& shipment : shipments) {
     insert.reset();
@@ -80,7 +79,7 @@ std::vector<TrackingMark> TrackingMarkLedger::due(int limit) {
   SQLite::Statement& query = store_.prepared(fmt::format(
       "SELECT {} FROM tracking_marks WHERE state = 'pending' AND next_attempt_at <= {} "
       "ORDER BY next_attempt_at, shipment_id LIMIT ?",
-      kColumns, kNow));
+      kColumns, kSqlNow));
   query.bind(1, limit);
   return marks_of(query);
 }
@@ -89,6 +88,16 @@ std::vector<TrackingMark> TrackingMarkLedger::in_state(MarkState state, int limi
   SQLite::Statement& query = store_.prepared(
       fmt::format("SELECT {} FROM tracking_marks WHERE state = ? ORDER BY updated_at, shipment_id LIMIT ?", kColumns));
   query.bind(1, std::string(to_string(state)));
+  query.bind(2, limit);
+  return marks_of(query);
+}
+
+std::vector<TrackingMark> TrackingMarkLedger::unclear(std::chrono::milliseconds quiet, int limit) {
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM tracking_marks WHERE state = 'unknown' "
+      "AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) ORDER BY updated_at, shipment_id LIMIT ?",
+      kColumns));
+  query.bind(1, sql_modifier_ago(quiet));
   query.bind(2, limit);
   return marks_of(query);
 }
@@ -104,7 +113,7 @@ void TrackingMarkLedger::transition(std::int64_t shipment_id, std::initializer_l
       "UPDATE tracking_marks SET state = ?1, attempts = attempts + ?2, last_error = ?3, "
       "next_attempt_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?4), result_pending = result_pending OR ?5, "
       "updated_at = {} WHERE shipment_id = ?6 AND state IN ({})",
-      kNow, allowed));
+      kSqlNow, allowed));
   update.bind(1, std::string(to_string(to)));
   update.bind(2, count_attempt ? 1 : 0);
   if (error) {
@@ -139,7 +148,7 @@ void TrackingMarkLedger::mark_not_sent(std::int64_t shipment_id) {
   SQLite::Statement& update = store_.prepared(fmt::format(
       "UPDATE tracking_marks SET state = 'pending', attempts = max(attempts - 1, 0), next_attempt_at = {0}, "
       "updated_at = {0} WHERE shipment_id = ? AND state = 'in_flight'",
-      kNow));
+      kSqlNow));
   update.bind(1, static_cast<int64_t>(shipment_id));
   const int changed = update.exec();
   assert(changed == 1 && "only a mark in flight can come back unsent");

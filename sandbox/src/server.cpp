@@ -1,6 +1,7 @@
 #include "fulfillsync/sandbox/server.hpp"
 
 #include "fulfillsync/common/asio.hpp"
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/sandbox/error_bodies.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -145,6 +146,8 @@ asio::awaitable<void> serve_requests(Stream& stream, ServerContext& context) {
       spdlog::error("{} {}: {}", request.method, request.target, error.what());
       response = problem(500, "The sandbox failed to handle the request.", request.path());
     }
+    // Simulated time, as everything the sandbox dates: a client learns the provider's clock from it.
+    response.set_header("date", timestamps::format_http_date(sandbox.clock().now()));
     spdlog::debug("{} {} -> {}{}", request.method, request.target, response.status,
                   fault.kind == FaultKind::none ? "" : " (fault injected)");
     if (fault.kind == FaultKind::drop_after) {

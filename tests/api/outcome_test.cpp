@@ -25,6 +25,14 @@ TEST(OutcomeTest, EachAnswerHasExactlyOneKind) {
   for (int status : {500, 502, 503, 504, 408}) EXPECT_EQ(answer(status).kind, OutcomeKind::ambiguous) << status;
 }
 
+TEST(OutcomeTest, A422WhoseBodyCannotBeReadMayBeADuplicateSoItIsUnclear) {
+  const Outcome garbled = answer(422, R"({"title":"Unprocessable Entity","detail":"Order 1"}]<!-- upstream error -->)");
+  EXPECT_EQ(garbled.kind, OutcomeKind::ambiguous);
+  EXPECT_EQ(garbled.status, 422);
+  // A 400 cannot be a duplicate: refused as it is, whatever its body.
+  EXPECT_EQ(answer(400, "<html>Bad Request</html>").kind, OutcomeKind::rejected);
+}
+
 TEST(OutcomeTest, TransportFailuresSayWhetherTheRequestLeft) {
   EXPECT_EQ(classify(TransportError{TransportError::Stage::not_sent, "connect: refused"}).kind, OutcomeKind::not_sent);
   const Outcome lost = classify(TransportError{TransportError::Stage::sent, "waiting for the answer: timed out"});

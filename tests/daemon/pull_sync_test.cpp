@@ -20,25 +20,6 @@ constexpr std::string_view kPullJobs =
     "    pull_returns: {interval: 50ms, page_size: 20}\n"
     "    pull_lots: {interval: 1s}\n";
 
-// A shipment as the sandbox's admin path shows it.
-struct SandboxShipment {
-  std::string order_reference{};
-  std::string status{};
-  std::string tracking_number{};
-  bool uploaded = false;
-  std::int64_t marks = 0;
-};
-
-// A shipment as the merchant's result tables hold it.
-struct MerchantShipment {
-  std::string order_reference{};
-  std::string status{};
-  std::string last_update_at{};
-  std::string tracking_number{};  // "" without a tracking row
-  bool marked = false;          // upload_marked_at set
-  int items = 0;
-};
-
 class PullSyncTest : public SyncFixture {
  protected:
   void start(std::vector<std::string> sandbox_args = {}, std::string_view jobs = kPullJobs) {
@@ -65,107 +46,6 @@ class PullSyncTest : public SyncFixture {
 
   void watch(std::int64_t inventory_id) {
     execute(fmt::format("INSERT INTO fulfillsync_watched_inventory (inventory_id) VALUES ({})", inventory_id));
-  }
-
-  // shipment id -> what the sandbox knows of it.
-  std::map<std::int64_t, SandboxShipment> sandbox_shipments() {
-    const auto response = sandbox->admin("GET", "/_sandbox/orders");
-    EXPECT_EQ(response.status, 200) << response.body;
-    simdjson::ondemand::parser parser;
-    simdjson::padded_string body(response.body);
-    std::map<std::int64_t, SandboxShipment> shipments;
-    auto document = parser.iterate(body);
-    auto orders = document.get_array();
-    // The admin body is either an array or an object holding `orders`.
-    simdjson::ondemand::array list;
-    if (orders.error()) {
-      list = document.find_field("orders").get_array().value();
-    } else {
-      list = orders.value();
-    }
-    for (auto order : list) {
-      std::string reference;
-      std::string_view text;
-      if (!order.find_field_unordered("reference_id").get_string().get(text)) reference = std::string(text);
-      for (auto shipment : order.find_field_unordered("shipments").get_array()) {
-        SandboxShipment s{.order_reference = reference};
-        const std::int64_t id = shipment.find_field_unordered("id").get_int64().value();
-        if (!shipment.find_field_unordered("status").get_string().get(text)) s.status = std::string(text);
-        if (!shipment.find_field_unordered("tracking_number").get_string().get(text)) {
-          s.tracking_number = std::string(text);
-        }
-        s.uploaded = shipment.find_field_unordered("is_tracking_uploaded").get_bool().value();
-        s.marks = shipment.find_field_unordered("tracking_upload_marks").get_int64().value();
-        shipments.emplace(id, std::move(s));
-      }
-    }
-    return shipments;
-  }
-
-  std::map<std::int64_t, MerchantShipment> merchant_shipments() {
-    std::map<std::int64_t, MerchantShipment> shipments;
-    SQLite::Statement query(*merchant,
-                            "SELECT s.shipment_id, coalesce(s.order_reference_id, ''), s.status, s.last_update_at, "
-                            "coalesce(t.tracking_number, ''), t.upload_marked_at IS NOT NULL, "
-                            "(SELECT count(*) FROM fulfillsync_shipment_items i WHERE i.shipment_id = s.shipment_id) "
-                            "FROM fulfillsync_shipments s LEFT JOIN fulfillsync_tracking t USING (shipment_id)");
-    while (query.executeStep()) {
-      shipments.emplace(query.getColumn(0).getInt64(),
-                        MerchantShipment{.order_reference = query.getColumn(1).getString(),
-                                         .status = query.getColumn(2).getString(),
-                                         .last_update_at = query.getColumn(3).getString(),
-                                         .tracking_number = query.getColumn(4).getString(),
-                                         .marked = query.getColumn(5).getInt() != 0,
-                                         .items = query.getColumn(6).getInt()});
-    }
-    return shipments;
-  }
-
-  long count(std::string_view sql) {
-    SQLite::Statement query(*merchant, std::string(sql));
-    query.executeStep();
-    return query.getColumn(0).getInt64();
-  }
-
-  // Nothing is marked at the provider that the merchant database does not hold.
-  void expect_no_mark_without_merchant_tracking() {
-    const auto held = merchant_shipments();
-    for (const auto& [id, shipment] : sandbox_shipments()) {
-      if (shipment.marks == 0) continue;
-      const auto it = held.find(id);
-      EXPECT_TRUE(it != held.end() && !it->second.tracking_number.empty())
-          << "shipment " << id << " was marked before the merchant database held its tracking";
-    }
-  }
-
-  // Every shipment of the provider is in the merchant database as the provider has it, with its
-  // items; every one with tracking has it there and was marked exactly once.
-  void expect_shipments_synced(std::size_t expected) {
-    const auto provider = sandbox_shipments();
-    const auto held = merchant_shipments();
-    EXPECT_EQ(provider.size(), expected);
-    EXPECT_EQ(held.size(), expected);
-    const auto orders = provider_orders();
-    for (const auto& [id, shipment] : provider) {
-      const auto it = held.find(id);
-      if (it == held.end()) {
-        ADD_FAILURE() << "shipment " << id << " of " << shipment.order_reference << " is not in the merchant database";
-        continue;
-      }
-      EXPECT_EQ(it->second.order_reference, shipment.order_reference) << id;
-      EXPECT_EQ(it->second.status, shipment.status) << id;
-      EXPECT_EQ(it->second.tracking_number, shipment.tracking_number) << id;
-      EXPECT_GT(it->second.items, 0) << id;
-      if (!shipment.tracking_number.empty()) {
-        EXPECT_EQ(shipment.marks, 1) << "shipment " << id << " marked " << shipment.marks << " times";
-        EXPECT_TRUE(shipment.uploaded) << id;
-        EXPECT_TRUE(it->second.marked) << id;
-      }
-      const auto order = orders.find(shipment.order_reference);
-      if (order != orders.end()) {
-        EXPECT_EQ(result_column("remote_status", shipment.order_reference), order->second.status) << id;
-      }
-    }
   }
 
   // The merchant's lot rows of an inventory id, "lot@location:on_hand/fulfillable", against the provider's.

@@ -153,6 +153,36 @@ TEST_F(PushSyncTest, FaultsOnEveryCallStillDeliverEverythingOnce) {
   EXPECT_THAT(result.stderr_text, HasSubstr("adopted"));
 }
 
+// A create whose answer was lost waits for its lookup, and meanwhile the merchant edits the order,
+// then cancels it. The lookup finds nothing, so the order is withdrawn; the edited version, held back
+// while the create was unclear, must not be sent after the cancel.
+TEST_F(PushSyncTest, AnEditHeldWhileACreateIsUnclearDoesNotOutliveALaterCancel) {
+  start_sandbox();
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;drop_before=1").status, 200);
+  insert_orders("HELD", 1);
+  auto running = run_in_background();
+  const auto dropped = [&] {
+    return sandbox->admin("GET", "/_sandbox/stats").body.find("\"drop_before\":") != std::string::npos;
+  };
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s; !dropped();) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
+    std::this_thread::sleep_for(50ms);
+  }
+  const auto unclear_since = std::chrono::steady_clock::now();
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  // Read by the daemon well within the lookup's wait (the 5 s request timeout).
+  execute("UPDATE fulfillsync_orders SET recipient_name = 'Someone Else' WHERE reference_id = 'HELD-0001'");
+  std::this_thread::sleep_for(1s);
+  request_cancel("HELD-0001");
+  std::this_thread::sleep_until(unclear_since + 9s);
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+
+  EXPECT_FALSE(provider_orders().contains("HELD-0001")) << running->stderr_text();
+  EXPECT_EQ(result_column("state", "HELD-0001"), "cancelled");
+  EXPECT_THAT(result_column("note", "HELD-0001"), HasSubstr("never sent"));
+}
+
 TEST_F(PushSyncTest, ARowCommittedLateWithAnOlderTimestampIsStillPushed) {
   start_sandbox();
   insert_orders("LATE", 5);

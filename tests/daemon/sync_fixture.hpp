@@ -14,6 +14,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +33,81 @@ constexpr int kRowsStayRejected = 65;
 // The sandbox's demo catalogue: products by reference and name, inventory ids, fulfillment centers.
 constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {{
     {"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
+
+// Order `n` as the merchant application writes it: one or two lines of the demo catalogue, updated_at
+// now (or `updated_at`, as a transaction that took its timestamp early and committed late would leave it).
+inline void insert_order(SQLite::Database& db, const std::string& reference, int n,
+                         std::string_view updated_at = {}) {
+  SQLite::Statement order(db,
+                          "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
+                          "recipient_name, recipient_email, address1, city, state, zip_code, country, "
+                          "updated_at) VALUES (?, ?, ?, 'DTC', ?, ?, ?, 'Austin', 'TX', ?, 'US', "
+                          "coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
+  order.bind(1, reference);
+  order.bind(2, fmt::format("#{}", n));
+  order.bind(3, n % 3 == 0 ? "Express" : "Standard");
+  order.bind(4, fmt::format("Customer {}", n));
+  order.bind(5, fmt::format("customer{}@example.com", n));
+  order.bind(6, fmt::format("{} Main Street", n));
+  order.bind(7, fmt::format("{:05}", 10000 + n));
+  if (updated_at.empty()) order.bind(8);
+  else order.bind(8, std::string(updated_at));
+  order.exec();
+  for (int line = 1; line <= 1 + n % 2; ++line) {
+    const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
+    SQLite::Statement insert(db,
+                             "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                             "product_reference_id, product_name, quantity) VALUES (?, ?, ?, ?, ?)");
+    insert.bind(1, reference);
+    insert.bind(2, line);
+    insert.bind(3, product);
+    insert.bind(4, name);
+    insert.bind(5, 1 + (n + line) % 3);
+    insert.exec();
+  }
+  if (!updated_at.empty()) {
+    // The line triggers touched the order; put its old timestamp back, as a late commit would carry.
+    SQLite::Statement back(db, "UPDATE fulfillsync_orders SET updated_at = ? WHERE reference_id = ?");
+    back.bind(1, std::string(updated_at));
+    back.bind(2, reference);
+    back.exec();
+  }
+}
+
+// Return `n`: one line of inventory 7002 to restock at center 8.
+inline void insert_return(SQLite::Database& db, const std::string& reference, int n) {
+  SQLite::Statement insert(db,
+                           "INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
+                           "fulfillment_center_name, tracking_number) VALUES (?, 8, 'Cicero (IL)', ?)");
+  insert.bind(1, reference);
+  insert.bind(2, fmt::format("1Z{:010}", n));
+  insert.exec();
+  SQLite::Statement line(db,
+                         "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
+                         "quantity, requested_action) VALUES (?, 1, 7002, ?, 'Restock')");
+  line.bind(1, reference);
+  line.bind(2, 1 + n % 2);
+  line.exec();
+}
+
+// A shipment as the sandbox's admin path shows it.
+struct SandboxShipment {
+  std::string order_reference{};
+  std::string status{};
+  std::string tracking_number{};
+  bool uploaded = false;
+  std::int64_t marks = 0;
+};
+
+// A shipment as the merchant's result tables hold it.
+struct MerchantShipment {
+  std::string order_reference{};
+  std::string status{};
+  std::string last_update_at{};
+  std::string tracking_number{};  // "" without a tracking row
+  bool marked = false;          // upload_marked_at set
+  int items = 0;
+};
 
 class SyncFixture : public ::testing::Test {
  protected:
@@ -60,13 +136,13 @@ class SyncFixture : public ::testing::Test {
     write_config();
   }
 
-  // `jobs`: more lines under sync.jobs, e.g. "    pull_lots: {interval: 1s}\n".
-  void write_config(std::string_view extra = "", std::string_view jobs = "") {
+  // `jobs`: more lines under sync.jobs, e.g. "    pull_lots: {interval: 1s}\n"; `merchant`: under merchant.
+  void write_config(std::string_view extra = "", std::string_view jobs = "", std::string_view merchant_keys = "") {
     write_file(config_path, "checkpoint:\n"
                             "  path: " + (dir / "checkpoint.db").string() + "\n"
                             "merchant:\n"
                             "  sqlite:\n"
-                            "    path: " + (dir / "merchant.db").string() + "\n"
+                            "    path: " + (dir / "merchant.db").string() + "\n" + std::string(merchant_keys) +
                             "api:\n"
                             "  base_url: " + sandbox->base_url() + "\n"
                             "  allow_plain_http: true\n"
@@ -98,11 +174,22 @@ class SyncFixture : public ::testing::Test {
     write_file(config_path, config);
   }
 
-  // `fulfillsyncd run` in the background; `metrics_port` is where its metrics listen (0: they never did).
-  std::unique_ptr<ChildProcess> start_daemon(std::uint16_t& metrics_port) {
-    auto running = std::make_unique<ChildProcess>(ChildProcess::Options{
+  // `fulfillsyncd run` in the background, with FULFILLSYNC_FAILPOINTS set to `failpoints` when given.
+  std::unique_ptr<ChildProcess> run_in_background(const std::string& failpoints = "") {
+    ChildProcess::Options options{
         .argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"},
-        .unset_env = {"NOTIFY_SOCKET", "FULFILLSYNC_FAILPOINTS"}});
+        .unset_env = {"NOTIFY_SOCKET"}};
+    if (failpoints.empty()) {
+      options.unset_env.push_back("FULFILLSYNC_FAILPOINTS");
+    } else {
+      options.set_env.push_back("FULFILLSYNC_FAILPOINTS=" + failpoints);
+    }
+    return std::make_unique<ChildProcess>(std::move(options));
+  }
+
+  // The same, waiting until its metrics listen; `metrics_port` is where (0: they never did).
+  std::unique_ptr<ChildProcess> start_daemon(std::uint16_t& metrics_port) {
+    auto running = run_in_background();
     const auto line = running->wait_for_stderr("metrics listening on 127.0.0.1:", 20s);
     metrics_port = line ? static_cast<std::uint16_t>(std::stoi(line->substr(line->rfind(':') + 1))) : 0;
     return running;
@@ -119,40 +206,7 @@ class SyncFixture : public ::testing::Test {
   // --- the merchant's side -------------------------------------------------------------------
 
   void insert_order(const std::string& reference, int n, std::string_view updated_at = {}) {
-    SQLite::Statement order(*merchant,
-                            "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
-                            "recipient_name, recipient_email, address1, city, state, zip_code, country, "
-                            "updated_at) VALUES (?, ?, ?, 'DTC', ?, ?, ?, 'Austin', 'TX', ?, 'US', "
-                            "coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
-    order.bind(1, reference);
-    order.bind(2, fmt::format("#{}", n));
-    order.bind(3, n % 3 == 0 ? "Express" : "Standard");
-    order.bind(4, fmt::format("Customer {}", n));
-    order.bind(5, fmt::format("customer{}@example.com", n));
-    order.bind(6, fmt::format("{} Main Street", n));
-    order.bind(7, fmt::format("{:05}", 10000 + n));
-    if (updated_at.empty()) order.bind(8);
-    else order.bind(8, std::string(updated_at));
-    order.exec();
-    for (int line = 1; line <= 1 + n % 2; ++line) {
-      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
-      SQLite::Statement insert(*merchant,
-                               "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
-                               "product_reference_id, product_name, quantity) VALUES (?, ?, ?, ?, ?)");
-      insert.bind(1, reference);
-      insert.bind(2, line);
-      insert.bind(3, product);
-      insert.bind(4, name);
-      insert.bind(5, 1 + (n + line) % 3);
-      insert.exec();
-    }
-    if (!updated_at.empty()) {
-      // The line triggers touched the order; put its old timestamp back, as a late commit would carry.
-      SQLite::Statement back(*merchant, "UPDATE fulfillsync_orders SET updated_at = ? WHERE reference_id = ?");
-      back.bind(1, std::string(updated_at));
-      back.bind(2, reference);
-      back.exec();
-    }
+    fulfillsync::testing::insert_order(*merchant, reference, n, updated_at);
   }
 
   void insert_orders(const std::string& prefix, int count) {
@@ -163,21 +217,7 @@ class SyncFixture : public ::testing::Test {
 
   void insert_returns(const std::string& prefix, int count) {
     SQLite::Transaction transaction(*merchant);
-    for (int i = 1; i <= count; ++i) {
-      const std::string reference = fmt::format("{}-{:03}", prefix, i);
-      SQLite::Statement insert(*merchant,
-                               "INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
-                               "fulfillment_center_name, tracking_number) VALUES (?, 8, 'Cicero (IL)', ?)");
-      insert.bind(1, reference);
-      insert.bind(2, fmt::format("1Z{:010}", i));
-      insert.exec();
-      SQLite::Statement line(*merchant,
-                             "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
-                             "quantity, requested_action) VALUES (?, 1, 7002, ?, 'Restock')");
-      line.bind(1, reference);
-      line.bind(2, 1 + i % 2);
-      line.exec();
-    }
+    for (int i = 1; i <= count; ++i) insert_return(*merchant, fmt::format("{}-{:03}", prefix, i), i);
     transaction.commit();
   }
 
@@ -308,6 +348,109 @@ class SyncFixture : public ::testing::Test {
       EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id)) << reference;
     }
     EXPECT_EQ(seen, count);
+  }
+
+  // --- both sides ----------------------------------------------------------------------------
+
+  // shipment id -> what the sandbox knows of it.
+  std::map<std::int64_t, SandboxShipment> sandbox_shipments() {
+    const auto response = sandbox->admin("GET", "/_sandbox/orders");
+    EXPECT_EQ(response.status, 200) << response.body;
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string body(response.body);
+    std::map<std::int64_t, SandboxShipment> shipments;
+    auto document = parser.iterate(body);
+    auto orders = document.get_array();
+    // The admin body is either an array or an object holding `orders`.
+    simdjson::ondemand::array list;
+    if (orders.error()) {
+      list = document.find_field("orders").get_array().value();
+    } else {
+      list = orders.value();
+    }
+    for (auto order : list) {
+      std::string reference;
+      std::string_view text;
+      if (!order.find_field_unordered("reference_id").get_string().get(text)) reference = std::string(text);
+      for (auto shipment : order.find_field_unordered("shipments").get_array()) {
+        SandboxShipment s{.order_reference = reference};
+        const std::int64_t id = shipment.find_field_unordered("id").get_int64().value();
+        if (!shipment.find_field_unordered("status").get_string().get(text)) s.status = std::string(text);
+        if (!shipment.find_field_unordered("tracking_number").get_string().get(text)) {
+          s.tracking_number = std::string(text);
+        }
+        s.uploaded = shipment.find_field_unordered("is_tracking_uploaded").get_bool().value();
+        s.marks = shipment.find_field_unordered("tracking_upload_marks").get_int64().value();
+        shipments.emplace(id, std::move(s));
+      }
+    }
+    return shipments;
+  }
+
+  std::map<std::int64_t, MerchantShipment> merchant_shipments() {
+    std::map<std::int64_t, MerchantShipment> shipments;
+    SQLite::Statement query(*merchant,
+                            "SELECT s.shipment_id, coalesce(s.order_reference_id, ''), s.status, s.last_update_at, "
+                            "coalesce(t.tracking_number, ''), t.upload_marked_at IS NOT NULL, "
+                            "(SELECT count(*) FROM fulfillsync_shipment_items i WHERE i.shipment_id = s.shipment_id) "
+                            "FROM fulfillsync_shipments s LEFT JOIN fulfillsync_tracking t USING (shipment_id)");
+    while (query.executeStep()) {
+      shipments.emplace(query.getColumn(0).getInt64(),
+                        MerchantShipment{.order_reference = query.getColumn(1).getString(),
+                                         .status = query.getColumn(2).getString(),
+                                         .last_update_at = query.getColumn(3).getString(),
+                                         .tracking_number = query.getColumn(4).getString(),
+                                         .marked = query.getColumn(5).getInt() != 0,
+                                         .items = query.getColumn(6).getInt()});
+    }
+    return shipments;
+  }
+
+  long count(std::string_view sql) {
+    SQLite::Statement query(*merchant, std::string(sql));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  }
+
+  // Nothing is marked at the provider that the merchant database does not hold.
+  void expect_no_mark_without_merchant_tracking() {
+    const auto held = merchant_shipments();
+    for (const auto& [id, shipment] : sandbox_shipments()) {
+      if (shipment.marks == 0) continue;
+      const auto it = held.find(id);
+      EXPECT_TRUE(it != held.end() && !it->second.tracking_number.empty())
+          << "shipment " << id << " was marked before the merchant database held its tracking";
+    }
+  }
+
+  // Every shipment of the provider is in the merchant database as the provider has it, with its
+  // items; every one with tracking has it there and was marked exactly once.
+  void expect_shipments_synced(std::size_t expected) {
+    const auto provider = sandbox_shipments();
+    const auto held = merchant_shipments();
+    EXPECT_EQ(provider.size(), expected);
+    EXPECT_EQ(held.size(), expected);
+    const auto orders = provider_orders();
+    for (const auto& [id, shipment] : provider) {
+      const auto it = held.find(id);
+      if (it == held.end()) {
+        ADD_FAILURE() << "shipment " << id << " of " << shipment.order_reference << " is not in the merchant database";
+        continue;
+      }
+      EXPECT_EQ(it->second.order_reference, shipment.order_reference) << id;
+      EXPECT_EQ(it->second.status, shipment.status) << id;
+      EXPECT_EQ(it->second.tracking_number, shipment.tracking_number) << id;
+      EXPECT_GT(it->second.items, 0) << id;
+      if (!shipment.tracking_number.empty()) {
+        EXPECT_EQ(shipment.marks, 1) << "shipment " << id << " marked " << shipment.marks << " times";
+        EXPECT_TRUE(shipment.uploaded) << id;
+        EXPECT_TRUE(it->second.marked) << id;
+      }
+      const auto order = orders.find(shipment.order_reference);
+      if (order != orders.end()) {
+        EXPECT_EQ(result_column("remote_status", shipment.order_reference), order->second.status) << id;
+      }
+    }
   }
 
   TempDir dir;

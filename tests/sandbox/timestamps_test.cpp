@@ -62,6 +62,9 @@ TEST(SandboxTimestamps, DatesBeyondTheClockSaturate) {
   EXPECT_EQ(parse_iso8601("2999-01-01"), TimePoint::max());
   EXPECT_EQ(parse_iso8601("0001-01-01T00:00:00Z"), TimePoint::min());
   EXPECT_LT(*parse_iso8601("2262-01-01T00:00:00Z"), TimePoint::max());
+  // Found by fuzz/sandbox_requests: formatting the earliest time point used to overflow.
+  EXPECT_EQ(format_iso8601(TimePoint::min()), "1677-09-21T00:12:43.145+00:00");
+  EXPECT_EQ(format_iso8601(TimePoint::max()), "2262-04-11T23:47:16.854+00:00");
 }
 
 TEST(SandboxTimestamps, FormatsWithMillisecondsAndUtcOffset) {
@@ -85,6 +88,19 @@ TEST(SandboxTimestamps, RoundTripsThroughFormatAndParse) {
   for (TimePoint when : {at(2026, 3, 1, 12, 34, 56, 789), at(1999, 12, 31, 23, 59, 59, 999), at(2024, 2, 29)}) {
     EXPECT_EQ(parse_iso8601(format_iso8601(when)), when);
     EXPECT_EQ(parse_iso8601(format_iso8601_z(when)), when);
+  }
+}
+
+TEST(SandboxTimestamps, HttpDatesAreImfFixdateInWholeSeconds) {
+  EXPECT_EQ(format_http_date(at(1994, 11, 6, 8, 49, 37, 999)), "Sun, 06 Nov 1994 08:49:37 GMT");
+  EXPECT_EQ(format_http_date(at(2026, 11, 23, 0, 0, 5)), "Mon, 23 Nov 2026 00:00:05 GMT");
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), at(1994, 11, 6, 8, 49, 37));
+  EXPECT_EQ(parse_http_date(format_http_date(at(2028, 2, 29, 23, 59, 59))), at(2028, 2, 29, 23, 59, 59));
+  for (const char* bad : {"", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+                          "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Feb 1994 08:49:37 GMT",
+                          "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Now 1994 08:49:37 GMT",
+                          "Sun, 06 Nov 1994 08:49:3x GMT"}) {
+    EXPECT_FALSE(parse_http_date(bad).has_value()) << bad;
   }
 }
 

@@ -57,7 +57,8 @@ Outcome classify(TransportResult result) {
     outcome.kind = OutcomeKind::forbidden;
   } else if (status == 422 && outcome.error.is_duplicate_reference()) {
     outcome.kind = OutcomeKind::duplicate_reference;
-  } else if (status == 408 || status >= 500) {
+  } else if (status == 408 || status >= 500 || (status == 422 && outcome.error.raw)) {
+    // A 422 is also how a duplicate create is refused: one whose body cannot be read may be that.
     outcome.kind = OutcomeKind::ambiguous;
   } else {
     // Other 4xx (400, 404, 409, 422, ...) are definitive for this request as written. Other 1xx/3xx

@@ -6,9 +6,10 @@
 
 namespace fulfillsync::testing {
 
-Sandbox::Sandbox(std::vector<std::string> extra_args) {
+Sandbox::Sandbox(std::vector<std::string> extra_args, std::uint16_t port) {
   std::vector<std::string> argv = {binary_path("fulfillsync-sandbox").string(),
-                                   "--listen", "127.0.0.1:0", "--token", kToken, "--admin-token", kAdminToken,
+                                   "--listen", "127.0.0.1:" + std::to_string(port), "--token", kToken,
+                                   "--admin-token", kAdminToken,
                                    "--seed", "demo", "--rate-limit", "off"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   process_ = std::make_unique<ChildProcess>(ChildProcess::Options{.argv = std::move(argv)});

@@ -30,4 +30,10 @@ std::string format_iso8601(TimePoint when, Precision precision = Precision::mill
 // The same with a `Z` suffix instead of `+00:00`.
 std::string format_iso8601_z(TimePoint when, Precision precision = Precision::milliseconds);
 
+// HTTP's Date header (RFC 9110 IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`, whole seconds.
+std::string format_http_date(TimePoint when);
+// Reads the IMF-fixdate form only (the obsolete RFC 850 and asctime forms are not sent by servers
+// today); nothing for anything else.
+std::optional<TimePoint> parse_http_date(std::string_view text);
+
 }  // namespace fulfillsync::timestamps

@@ -1,6 +1,7 @@
 #pragma once
 // The daemon's own SQLite store: pull cursors, the outbound ledger and OAuth tokens
 // (schema/checkpoint/). One daemon at a time may hold it.
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -15,6 +16,11 @@ class Statement;
 }
 
 namespace fulfillsync::daemon {
+
+// Timestamps in the store are UTC ISO 8601 text with milliseconds, as this SQL writes the present.
+inline constexpr const char* kSqlNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+// The modifier that makes `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)` the time `ago` before the present.
+std::string sql_modifier_ago(std::chrono::milliseconds ago);
 
 class CheckpointStoreError : public std::runtime_error {
  public:

@@ -107,6 +107,10 @@ class OutboundLedger {
 
   // Rows in `state` of `kind`, oldest change first, at most `limit`.
   std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
+  // Entries left unknown (sent without a clear answer) and unchanged for at least `quiet`, oldest first,
+  // at most `limit`. Until then the provider may still act on the send (it was queued or slow, or the
+  // process that sent it died just before), so a lookup finding nothing could have it sent twice.
+  std::vector<LedgerEntry> unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit);
 
   // Entries of `kind` whose result rows are not written yet, at most `limit`.
   std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);

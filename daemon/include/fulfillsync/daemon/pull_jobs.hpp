@@ -41,6 +41,8 @@ struct PullContext {
   api::ApiVersion version;
   const bool& stopping;
   timestamps::TimePoint starting_point;  // nothing older is read
+  // An unclear send is looked up only this long after it (the request timeout): see OutboundLedger::unclear.
+  std::chrono::milliseconds unclear_lookup_delay;
 };
 
 // Writes the orders of one `GET /order` page (its statuses, shipments, items and tracking) to the

@@ -32,6 +32,8 @@ struct PushContext {
   SyncMetrics& metrics;
   api::ApiVersion version;
   const bool& stopping;  // set by a stop: nothing new is sent
+  // An unclear send is looked up only this long after it (the request timeout): see OutboundLedger::unclear.
+  std::chrono::milliseconds unclear_lookup_delay;
 };
 
 class PushJob : public Job {

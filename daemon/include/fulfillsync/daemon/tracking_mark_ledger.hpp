@@ -62,6 +62,10 @@ class TrackingMarkLedger {
   // Pending marks whose next attempt is due, oldest first, at most `limit`.
   std::vector<TrackingMark> due(int limit);
   std::vector<TrackingMark> in_state(MarkState state, int limit);
+  // Marks left unknown (sent without a clear answer) and unchanged for at least `quiet`, oldest first,
+  // at most `limit`. Until then the provider may still act on the send (it was queued or slow, or the
+  // process that sent it died just before), so a lookup finding nothing could have it sent twice.
+  std::vector<TrackingMark> unclear(std::chrono::milliseconds quiet, int limit);
 
   void mark_in_flight(std::int64_t shipment_id);
   void mark_marked(std::int64_t shipment_id);

@@ -16,8 +16,8 @@ class Sandbox {
   static constexpr const char* kAdminToken = "test-admin-token";
 
   // Starts it with a personal access token, the admin token, the demo seed, no rate limit (unless
-  // `extra_args` sets one) and `extra_args`; waits until it listens.
-  explicit Sandbox(std::vector<std::string> extra_args = {});
+  // `extra_args` sets one) and `extra_args`; waits until it listens on `port` (0: an ephemeral one).
+  explicit Sandbox(std::vector<std::string> extra_args = {}, std::uint16_t port = 0);
   ~Sandbox();
 
   std::uint16_t port() const { return port_; }

@@ -1,0 +1,432 @@
+// Chaos (sync_fixture.hpp): the daemon under a mix of provider faults, with the sandbox's clock
+// running, while a merchant application inserts, edits and cancels orders and returns, the daemon
+// is SIGKILLed at random moments (some of them at a failpoint) and restarted, and the sandbox itself
+// is killed and restarted on its --state file. Then every promise of the sync is checked.
+//
+//   FULFILLSYNC_CHAOS_SEED=N     the seed of the run's choices (printed at the start and with every
+//                                failure); timing still varies between runs of one seed
+//   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120; the README shows a longer run)
+//   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) are copied there
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <random>
+
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/failpoints.hpp"
+#include "sync_fixture.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+
+// Creates, cancels and marks (POST) and lookups and pulls (GET) each meet every kind of fault. The
+// injected 429s ask for 1 s instead of production's 25, so that the back-offs leave time for the rest.
+constexpr std::string_view kFaultMix =
+    "route=POST /**;429=0.03;500=0.02;503=0.02;drop_before=0.03;drop_after=0.03;malformed=0.02;"
+    "latency_ms=300@0.05;retry_after_s=1 | "
+    "route=GET /**;429=0.02;502=0.02;drop_before=0.02;drop_after=0.02;malformed=0.02;truncated=0.02;"
+    "latency_ms=300@0.05;retry_after_s=1";
+
+constexpr std::string_view kJobs =
+    "    pull_shipments: {interval: 500ms}\n"
+    "    mark_tracking: {interval: 200ms, batch_size: 100}\n"
+    "    pull_returns: {interval: 1s}\n";
+
+// The merchant application's transactions last milliseconds; a short look-back keeps the check on
+// the source cursors tight (they may move back by at most this, see CheckpointWatch).
+constexpr auto kLookBack = 3s;
+constexpr int kSandboxRestarts = 3;
+constexpr int kWorkLeft = 75;
+
+struct ChaosOptions {
+  std::uint64_t seed;
+  std::chrono::seconds duration;
+};
+
+ChaosOptions chaos_options() {
+  ChaosOptions options{std::random_device{}(), 120s};
+  if (const char* seed = std::getenv("FULFILLSYNC_CHAOS_SEED")) options.seed = std::stoull(seed);
+  if (const char* seconds = std::getenv("FULFILLSYNC_CHAOS_SECONDS")) {
+    options.duration = std::chrono::seconds(std::stol(seconds));
+  }
+  return options;
+}
+
+// What the merchant application did, for the checks at the end.
+struct MerchantHistory {
+  std::vector<std::string> orders;              // every order written, in order
+  std::map<std::string, std::string> invalid;   // reference -> the reason it must be rejected with
+  std::set<std::string> cancelled_at_birth;     // written already cancelled: never to be created
+  std::set<std::string> cancelled_later;
+  std::set<std::string> edited;                 // recipient name changed after the order was written
+  std::vector<std::string> returns;
+  std::vector<std::string> errors;              // statements that failed (a lock held too long)
+};
+
+// The shop application on its own connection: every few tens of milliseconds it writes a few orders
+// (now and then one invalid, or cancelled as it is written), edits and cancels earlier ones and writes
+// returns, each in a short transaction, until stopped.
+class MerchantApplication {
+ public:
+  MerchantApplication(const std::filesystem::path& database, std::uint64_t seed)
+      : db_(database.string(), SQLite::OPEN_READWRITE), random_(seed) {
+    db_.setBusyTimeout(5000);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~MerchantApplication() { stop(); }
+
+  void stop() {
+    stopping_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Read after stop().
+  const MerchantHistory& history() const { return history_; }
+
+ private:
+  void run() {
+    while (!stopping_) {
+      try {
+        step();
+      } catch (const SQLite::Exception& error) {
+        history_.errors.push_back(error.what());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 + random_() % 130));
+    }
+  }
+
+  bool chance(double probability) { return std::uniform_real_distribution<double>(0, 1)(random_) < probability; }
+
+  // A valid order written earlier that is not cancelled, if any: among the latest, as shops edit fresh orders.
+  std::optional<std::string> live_order() {
+    for (int attempt = 0; attempt < 10 && !history_.orders.empty(); ++attempt) {
+      const std::size_t recent = std::min<std::size_t>(history_.orders.size(), 300);
+      const std::string& reference = history_.orders[history_.orders.size() - 1 - random_() % recent];
+      if (!history_.invalid.contains(reference) && !history_.cancelled_at_birth.contains(reference) &&
+          !history_.cancelled_later.contains(reference)) {
+        return reference;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void step() {
+    const int count = 1 + static_cast<int>(random_() % 6);
+    SQLite::Transaction transaction(db_);
+    std::vector<std::pair<std::string, std::string>> invalid;
+    std::vector<std::string> cancelled;
+    std::vector<std::string> written;
+    for (int i = 0; i < count; ++i) {
+      const int n = ++orders_written_;
+      const std::string reference = fmt::format("CHAOS-{:06}", n);
+      insert_order(db_, reference, n);
+      written.push_back(reference);
+      if (chance(0.01)) {
+        db_.exec(fmt::format("UPDATE fulfillsync_order_lines SET quantity = 0 WHERE order_reference_id = '{}'",
+                             reference));
+        invalid.emplace_back(reference, "quantity must be at least 1, found 0");
+      } else if (chance(0.01)) {
+        db_.exec(fmt::format("UPDATE fulfillsync_orders SET location_id = 999 WHERE reference_id = '{}'", reference));
+        invalid.emplace_back(reference, "Fulfillment center 999 does not exist");
+      } else if (chance(0.03)) {
+        db_.exec(
+            fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'", reference));
+        cancelled.push_back(reference);
+      }
+    }
+    transaction.commit();
+    // Recorded once committed: a failed transaction wrote nothing.
+    history_.orders.insert(history_.orders.end(), written.begin(), written.end());
+    history_.invalid.insert(invalid.begin(), invalid.end());
+    history_.cancelled_at_birth.insert(cancelled.begin(), cancelled.end());
+
+    if (chance(0.3)) {
+      if (const auto reference = live_order()) {
+        const int n = std::stoi(reference->substr(reference->find('-') + 1));
+        db_.exec(fmt::format("UPDATE fulfillsync_orders SET recipient_name = 'Customer {} (edited)' "
+                             "WHERE reference_id = '{}'", n, *reference));
+        history_.edited.insert(*reference);
+      }
+    }
+    if (chance(0.15)) {
+      if (const auto reference = live_order()) {
+        db_.exec(fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'",
+                             *reference));
+        history_.cancelled_later.insert(*reference);
+      }
+    }
+    if (chance(0.15)) {
+      const int n = static_cast<int>(history_.returns.size()) + 1;
+      const std::string reference = fmt::format("CHAOS-RMA-{:05}", n);
+      insert_return(db_, reference, n);
+      history_.returns.push_back(reference);
+    }
+  }
+
+  SQLite::Database db_;
+  std::mt19937_64 random_;
+  std::atomic<bool> stopping_{false};
+  MerchantHistory history_;
+  int orders_written_ = 0;
+  std::thread thread_;
+};
+
+// Samples the checkpoint store's cursors and fails when one moves backwards. The window of
+// pull_shipments only ever moves forward. A source cursor stays before the rows the daemon holds
+// back while an earlier version of theirs is in flight, and such a row can come from the look-back
+// read below the cursor: that cursor may step back, by at most the look-back.
+class CheckpointWatch {
+ public:
+  explicit CheckpointWatch(std::filesystem::path path) : path_(std::move(path)) {}
+
+  void sample() {
+    if (!std::filesystem::exists(path_)) return;
+    SQLite::Database store(path_.string(), SQLite::OPEN_READONLY);
+    store.setBusyTimeout(5000);
+    SQLite::Statement query(store, "SELECT job, position FROM cursors");
+    while (query.executeStep()) {
+      const std::string job = query.getColumn(0).getString();
+      const std::string position = query.getColumn(1).getString();
+      const auto [previous, added] = last_.emplace(job, position);
+      if (added || previous->second == position) continue;
+      if (job.starts_with("source:")) {
+        EXPECT_GE(time_of_source(position) + kLookBack, time_of_source(previous->second))
+            << job << " moved back from " << previous->second << " to " << position;
+      } else {
+        EXPECT_GT(position, previous->second) << job << " moved back";
+      }
+      previous->second = position;
+      ++moves_;
+    }
+  }
+
+  int moves() const { return moves_; }
+
+ private:
+  // A source cursor is "<length>:<updated_at><reference_id>".
+  static timestamps::TimePoint time_of_source(const std::string& position) {
+    const std::size_t colon = position.find(':');
+    const std::size_t length = std::stoul(position.substr(0, colon));
+    const auto when = timestamps::parse_iso8601(position.substr(colon + 1, length));
+    EXPECT_TRUE(when.has_value()) << position;
+    return when.value_or(timestamps::TimePoint{});
+  }
+
+  std::filesystem::path path_;
+  std::map<std::string, std::string> last_;
+  int moves_ = 0;
+};
+
+class ChaosTest : public SyncFixture {
+ protected:
+  void TearDown() override {
+    if (const char* keep = std::getenv("FULFILLSYNC_CHAOS_KEEP"); keep != nullptr && HasFailure()) {
+      std::filesystem::copy(dir.path(), keep, std::filesystem::copy_options::recursive);
+      std::cout << "chaos: the databases are in " << keep << "\n";
+    }
+  }
+
+  std::vector<std::string> sandbox_args(bool faults, std::uint64_t fault_seed, std::string_view clock_speed) const {
+    std::vector<std::string> args = {"--state", (dir / "sandbox.db").string(), "--clock-speed",
+                                     std::string(clock_speed)};
+    if (faults) {
+      args.insert(args.end(), {"--faults", std::string(kFaultMix), "--fault-seed", std::to_string(fault_seed)});
+    }
+    return args;
+  }
+
+  // SIGKILL, then a new process on the same port replaying the state file.
+  void restart_sandbox(std::vector<std::string> args) {
+    const std::uint16_t port = sandbox->port();
+    remember_stats();
+    sandbox->process().send_signal(SIGKILL);
+    ASSERT_EQ(sandbox->process().wait_for_exit(10s), kKilled);
+    sandbox.reset();
+    sandbox = std::make_unique<Sandbox>(std::move(args), port);
+  }
+
+  // The sandbox's counts start at zero with each process: what the one about to go saw is added up.
+  void remember_stats() {
+    const auto stats = sandbox->admin("GET", "/_sandbox/stats");
+    for (const std::string key : {"\"duplicates_refused\":", "\"drop_after\":", "\"requests_total\":"}) {
+      const std::size_t at = stats.body.find(key);
+      if (at != std::string::npos) {
+        totals_[key.substr(1, key.size() - 3)] += std::stol(stats.body.substr(at + key.size()));
+      }
+    }
+  }
+
+  std::map<std::string, long> totals_;
+};
+
+TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) {
+  const ChaosOptions options = chaos_options();
+  const std::string replay = fmt::format("chaos seed {} (FULFILLSYNC_CHAOS_SEED={} replays its choices)", options.seed,
+                                         options.seed);
+  std::cout << replay << ", " << options.duration.count() << " s\n";
+  SCOPED_TRACE(replay);
+  std::mt19937_64 random(options.seed);
+  const auto uniform = [&](double low, double high) {
+    return std::uniform_real_distribution<double>(low, high)(random);
+  };
+
+  start_sandbox(sandbox_args(true, options.seed, "60"));
+  write_config("", kJobs, fmt::format("  look_back: {}s\n", kLookBack.count()));
+
+  MerchantApplication shop(dir / "merchant.db", options.seed + 1);
+  CheckpointWatch checkpoints(dir / "checkpoint.db");
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + options.duration;
+  std::vector<std::chrono::steady_clock::time_point> sandbox_kills;
+  for (int i = 0; i < kSandboxRestarts; ++i) {
+    sandbox_kills.push_back(start + std::chrono::milliseconds(static_cast<long>(
+                                        uniform(0.1, 0.9) * std::chrono::milliseconds(options.duration).count())));
+  }
+  std::sort(sandbox_kills.begin(), sandbox_kills.end());
+
+  int daemon_kills = 0, failpoint_deaths = 0, sandbox_restarts = 0, clock_jumps = 0;
+  while (std::chrono::steady_clock::now() < deadline && !HasFatalFailure()) {
+    std::string failpoint;
+    if (uniform(0, 1) < 0.25) {
+      failpoint = fmt::format("{}@{}", daemon::kFailpoints[random() % daemon::kFailpoints.size()], 1 + random() % 3);
+    }
+    auto running = run_in_background(failpoint);
+    const auto kill_at =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long>(uniform(300, 5000)));
+    while (std::chrono::steady_clock::now() < kill_at && running->running()) {
+      if (sandbox_restarts < kSandboxRestarts && std::chrono::steady_clock::now() >= sandbox_kills[sandbox_restarts]) {
+        ++sandbox_restarts;
+        restart_sandbox(sandbox_args(true, options.seed + sandbox_restarts, "60"));
+      }
+      if (uniform(0, 1) < 0.01) {
+        // Hours pass: shipments go in transit and are delivered, returns arrive and are processed.
+        ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=7200").status, 200);
+        ++clock_jumps;
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+    running->send_signal(SIGKILL);
+    const auto status = running->wait_for_exit(10s);
+    ASSERT_EQ(status, kKilled) << "fulfillsyncd ended by itself"
+                               << (failpoint.empty() ? "" : " (failpoint " + failpoint + ")") << ":\n"
+                               << running->stderr_text();
+    if ((running->stdout_text() + running->stderr_text()).find("killing the process") != std::string::npos) {
+      ++failpoint_deaths;
+    }
+    ++daemon_kills;
+    // The daemon is down: what the provider shows marked must be in the merchant database already.
+    expect_no_mark_without_merchant_tracking();
+    checkpoints.sample();
+  }
+  shop.stop();
+  const MerchantHistory& history = shop.history();
+  EXPECT_THAT(history.errors, ::testing::IsEmpty()) << "the merchant application could not write";
+
+  // Settling: the faults stop, the clock jumps until everything has shipped and stands nearly still.
+  restart_sandbox(sandbox_args(false, 0, "1"));
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=1800").status, 200);
+  RunResult settled{kWorkLeft, "", ""};
+  for (int round = 0; round < 10 && settled.exit_status == kWorkLeft; ++round) settled = once();
+  const int expected_exit = history.invalid.empty() ? 0 : kRowsStayRejected;
+  ASSERT_EQ(settled.exit_status, expected_exit) << settled.stdout_text << settled.stderr_text;
+  checkpoints.sample();
+  remember_stats();
+
+  std::cout << fmt::format("chaos: {} orders ({} invalid, {} cancelled as written, {} cancelled later, {} edited), "
+                           "{} returns; fulfillsyncd killed {} times ({} at a failpoint), sandbox restarted {} times, "
+                           "clock jumped {} times; checkpoints moved {} times; sandbox: {} requests, {} answers "
+                           "dropped after processing, {} duplicate creates refused\n",
+                           history.orders.size(), history.invalid.size(), history.cancelled_at_birth.size(),
+                           history.cancelled_later.size(), history.edited.size(), history.returns.size(), daemon_kills,
+                           failpoint_deaths, sandbox_restarts, clock_jumps, checkpoints.moves(),
+                           totals_["requests_total"], totals_["drop_after"], totals_["duplicates_refused"]);
+  EXPECT_EQ(sandbox_restarts, kSandboxRestarts) << "the run was too short for every sandbox restart";
+  EXPECT_GT(daemon_kills, 10);
+
+  // Orders: each eligible one exists once at the provider as the merchant last wrote it before it
+  // was sent; no other exists there; each cancel is applied or refused by the provider with its reason.
+  const auto provider = provider_orders();  // fails on a reference id listed twice
+  std::size_t expected_at_provider = 0;
+  for (const std::string& reference : history.orders) {
+    SCOPED_TRACE(reference);
+    const auto found = provider.find(reference);
+    const std::string state = result_column("state", reference);
+    if (const auto invalid = history.invalid.find(reference); invalid != history.invalid.end()) {
+      EXPECT_EQ(found, provider.end());
+      EXPECT_EQ(state, "rejected");
+      // The reason as the provider gave it, or its answer as a malformed-body fault left it.
+      EXPECT_THAT(result_column("last_error", reference),
+                  AnyOf(HasSubstr(invalid->second), HasSubstr("upstream error")));
+      continue;
+    }
+    if (history.cancelled_at_birth.contains(reference)) {
+      EXPECT_EQ(found, provider.end()) << "an order cancelled before it could be read was created";
+      EXPECT_EQ(state, "cancelled");
+      EXPECT_THAT(result_column("note", reference), HasSubstr("never sent"));
+      continue;
+    }
+    if (history.cancelled_later.contains(reference) && found == provider.end()) {
+      EXPECT_EQ(state, "cancelled");
+      EXPECT_THAT(result_column("note", reference), HasSubstr("never sent"));
+      continue;
+    }
+    ++expected_at_provider;
+    if (found == provider.end()) {
+      ADD_FAILURE() << "missing at the provider";
+      continue;
+    }
+    const api::Order& order = found->second;
+    EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id));
+    if (history.cancelled_later.contains(reference)) {
+      if (order.status == "Cancelled") {
+        EXPECT_EQ(state, "cancelled");
+      } else {
+        EXPECT_EQ(state, "cancel_rejected") << "a cancel neither applied nor refused";
+        EXPECT_THAT(result_column("last_error", reference), HasSubstr("has already shipped"));
+      }
+    } else {
+      EXPECT_NE(order.status, "Cancelled");
+      EXPECT_EQ(state, "created");
+    }
+    const int n = std::stoi(reference.substr(reference.find('-') + 1));
+    ASSERT_TRUE(order.recipient.has_value());
+    const std::string first = fmt::format("Customer {}", n);
+    if (history.edited.contains(reference)) {
+      EXPECT_THAT(order.recipient->name, AnyOf(first, first + " (edited)"));
+      // An edit that came too late is reported, unless a cancel superseded it (then the cancel's
+      // refusal, the order having shipped, says how it went out).
+      if (order.recipient->name == first && !history.cancelled_later.contains(reference)) {
+        EXPECT_THAT(result_column("note", reference), HasSubstr("changed at the merchant after it was created"));
+      }
+    } else {
+      EXPECT_EQ(order.recipient->name, first);
+    }
+  }
+  EXPECT_EQ(provider.size(), expected_at_provider) << "the provider has orders the merchant never wrote";
+
+  // Returns: each exists once at the provider.
+  const auto returns = provider_returns();  // fails on a reference id listed twice
+  EXPECT_EQ(returns.size(), history.returns.size());
+  for (const std::string& reference : history.returns) {
+    const auto found = returns.find(reference);
+    if (found == returns.end()) {
+      ADD_FAILURE() << "return " << reference << " is missing at the provider";
+      continue;
+    }
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_return_sync"), "created") << reference;
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_return_sync"), std::to_string(found->second.id))
+        << reference;
+  }
+
+  // Shipments: every one in the merchant database as the provider has it, each with tracking
+  // marked uploaded exactly once, and never before the merchant database held it.
+  expect_shipments_synced(sandbox_shipments().size());
+  expect_no_mark_without_merchant_tracking();
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing
