@@ -264,6 +264,57 @@ void seed_orders(SQLite::Database& db, std::string_view prefix, long count) {
   transaction.commit();
 }
 
+OrderWriter::OrderWriter(SQLite::Database& db)
+    : db_(db),
+      order_(db,
+             "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
+             "address1, city, state, zip_code, country) "
+             "VALUES (?1, ?2, 'Standard', 'DTC', ?3, ?4, 'Austin', 'TX', ?5, 'US')"),
+      line_(db,
+            "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, "
+            "product_name, quantity) VALUES (?1, ?2, ?3, ?4, ?5)") {}
+
+void OrderWriter::insert(const std::string& reference, long n) {
+  SQLite::Transaction transaction(db_);
+  order_.bind(1, reference);
+  order_.bind(2, fmt::format("#{}", n));
+  order_.bind(3, fmt::format("Customer {}", n));
+  order_.bind(4, fmt::format("{} Main Street", n));
+  order_.bind(5, fmt::format("{:05}", 10000 + n % 90000));
+  order_.exec();
+  order_.reset();
+  for (long k = 1; k <= 1 + n % 2; ++k) {
+    const auto& [sku, name] = kProducts[static_cast<std::size_t>((n + k) % 3)];
+    line_.bind(1, reference);
+    line_.bind(2, static_cast<std::int64_t>(k));
+    line_.bind(3, sku);
+    line_.bind(4, name);
+    line_.bind(5, static_cast<std::int64_t>(1 + (n + k) % 3));
+    line_.exec();
+    line_.reset();
+  }
+  transaction.commit();
+}
+
+Progress read_progress(SQLite::Database& db) {
+  try {
+    SQLite::Statement query(
+        db,
+        "SELECT (SELECT count(*) FROM fulfillsync_order_sync WHERE state = 'created'), "
+        "(SELECT count(*) FROM fulfillsync_shipments), (SELECT count(*) FROM fulfillsync_tracking), "
+        "(SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL), "
+        "(SELECT count(DISTINCT o.reference_id) FROM fulfillsync_order_sync o "
+        " JOIN fulfillsync_shipments s ON s.order_reference_id = o.reference_id "
+        " JOIN fulfillsync_tracking t ON t.shipment_id = s.shipment_id "
+        " WHERE o.state = 'created' AND t.upload_marked_at IS NOT NULL)");
+    if (!query.executeStep()) return {};
+    return {query.getColumn(0).getInt64(), query.getColumn(1).getInt64(), query.getColumn(2).getInt64(),
+            query.getColumn(3).getInt64(), query.getColumn(4).getInt64()};
+  } catch (const SQLite::Exception&) {
+    return {};
+  }
+}
+
 // --- a world: merchant database, sandbox, daemon --------------------------------------------------
 
 World::World(fs::path bin_dir, WorldOptions options)
@@ -379,6 +430,21 @@ long positive(const std::string& name, const std::string& value) {
     throw std::runtime_error(name + " needs a positive whole number, not '" + value + "'");
   }
   return parsed;
+}
+
+std::optional<bool> parse_command_line(int argc, char** argv, std::string_view usage, const OptionHandler& option) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    if (name == "--help" || name == "-h") return std::nullopt;
+    if (name == "--quick") {
+      quick = true;
+      continue;
+    }
+    if (i + 1 >= argc) throw std::runtime_error(name + " needs a value\n" + std::string(usage));
+    if (!option(name, argv[++i])) throw std::runtime_error("unknown option " + name + "\n" + std::string(usage));
+  }
+  return quick;
 }
 
 int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string_view only,

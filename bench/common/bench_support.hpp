@@ -108,6 +108,30 @@ std::string reference_of(std::string_view prefix, long n);
 // seconds).
 void seed_orders(SQLite::Database& db, std::string_view prefix, long count);
 
+// A merchant application writing one order and its lines per transaction (the products above).
+class OrderWriter {
+ public:
+  explicit OrderWriter(SQLite::Database& db);
+  void insert(const std::string& reference, long n);
+
+ private:
+  SQLite::Database& db_;
+  SQLite::Statement order_;
+  SQLite::Statement line_;
+};
+
+// How far the merchant database has come. The result tables appear once the daemon has migrated
+// the database: until then, nothing.
+struct Progress {
+  long created = 0;
+  long shipments = 0;
+  long tracking = 0;
+  long marked = 0;
+  long synced = 0;  // created, with shipment and tracking, marked uploaded
+};
+
+Progress read_progress(SQLite::Database& db);
+
 // How a world's sandbox and daemon are set up.
 struct WorldOptions {
   // YAML under sync.jobs, indented by four spaces; empty: every job at its defaults.
@@ -172,5 +196,11 @@ int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string
 
 // A command-line value that must be a positive whole number.
 long positive(const std::string& name, const std::string& value);
+
+// A benchmark's command line: `--quick`, `--help` (or `-h`), and `--name value` pairs handed to
+// `option`, which returns false for a name it does not know. Returns whether --quick was given, or
+// nothing for --help. Throws, with `usage`, for a missing value or an unknown name.
+using OptionHandler = std::function<bool(const std::string& name, const std::string& value)>;
+std::optional<bool> parse_command_line(int argc, char** argv, std::string_view usage, const OptionHandler& option);
 
 }  // namespace fulfillsync::bench

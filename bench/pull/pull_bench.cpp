@@ -84,35 +84,6 @@ WorldOptions calls_world() {
   return world;
 }
 
-// How far the merchant database has come. The result tables appear once the daemon has migrated
-// the database: until then, nothing.
-struct Progress {
-  long created = 0;
-  long shipments = 0;
-  long tracking = 0;
-  long marked = 0;
-  long synced = 0;  // created, with shipment and tracking, marked uploaded
-};
-
-Progress read_progress(SQLite::Database& db) {
-  try {
-    SQLite::Statement query(
-        db,
-        "SELECT (SELECT count(*) FROM fulfillsync_order_sync WHERE state = 'created'), "
-        "(SELECT count(*) FROM fulfillsync_shipments), (SELECT count(*) FROM fulfillsync_tracking), "
-        "(SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL), "
-        "(SELECT count(DISTINCT o.reference_id) FROM fulfillsync_order_sync o "
-        " JOIN fulfillsync_shipments s ON s.order_reference_id = o.reference_id "
-        " JOIN fulfillsync_tracking t ON t.shipment_id = s.shipment_id "
-        " WHERE o.state = 'created' AND t.upload_marked_at IS NOT NULL)");
-    if (!query.executeStep()) return {};
-    return {query.getColumn(0).getInt64(), query.getColumn(1).getInt64(), query.getColumn(2).getInt64(),
-            query.getColumn(3).getInt64(), query.getColumn(4).getInt64()};
-  } catch (const SQLite::Exception&) {
-    return {};
-  }
-}
-
 // API requests by what they are for. The sandbox counts routes, not callers: GET /order pages come
 // from the pull windows, the sweeps and the lookups of unclear marks alike.
 struct CallBreakdown {
@@ -476,17 +447,8 @@ constexpr const char* kUsage =
 std::optional<Options> parse_options(int argc, char** argv) {
   Options options;
   options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  bool quick = false;
   std::optional<long> orders, shipments, rate_limit, budget_window;
-  for (int i = 1; i < argc; ++i) {
-    const std::string name = argv[i];
-    if (name == "--help" || name == "-h") return std::nullopt;
-    if (name == "--quick") {
-      quick = true;
-      continue;
-    }
-    if (i + 1 >= argc) throw std::runtime_error(name + " needs a value\n" + kUsage);
-    const std::string value = argv[++i];
+  const auto parsed = parse_command_line(argc, argv, kUsage, [&](const std::string& name, const std::string& value) {
     if (name == "--orders") {
       orders = positive(name, value);
     } else if (name == "--shipments") {
@@ -505,9 +467,12 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
       options.only = value;
     } else {
-      throw std::runtime_error("unknown option " + name + "\n" + kUsage);
+      return false;
     }
-  }
+    return true;
+  });
+  if (!parsed) return std::nullopt;
+  const bool quick = *parsed;
   options.orders = orders.value_or(quick ? 2'000 : 10'000);
   options.shipments = shipments.value_or(quick ? 10'000 : 50'000);
   options.rate_limit = rate_limit.value_or(quick ? 300 : 600);

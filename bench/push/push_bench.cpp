@@ -108,47 +108,6 @@ WorldOptions tuned_jobs() {
   return world;
 }
 
-// The merchant application of scenario 4: one order and its lines per transaction.
-class OrderWriter {
- public:
-  explicit OrderWriter(SQLite::Database& db)
-      : db_(db),
-        order_(db,
-               "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
-               "address1, city, state, zip_code, country) "
-               "VALUES (?1, ?2, 'Standard', 'DTC', ?3, ?4, 'Austin', 'TX', ?5, 'US')"),
-        line_(db,
-              "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, "
-              "product_name, quantity) VALUES (?1, ?2, ?3, ?4, ?5)") {}
-
-  void insert(const std::string& reference, long n) {
-    SQLite::Transaction transaction(db_);
-    order_.bind(1, reference);
-    order_.bind(2, fmt::format("#{}", n));
-    order_.bind(3, fmt::format("Customer {}", n));
-    order_.bind(4, fmt::format("{} Main Street", n));
-    order_.bind(5, fmt::format("{:05}", 10000 + n % 90000));
-    order_.exec();
-    order_.reset();
-    for (long k = 1; k <= 1 + n % 2; ++k) {
-      const auto& [sku, name] = kProducts[static_cast<std::size_t>((n + k) % 3)];
-      line_.bind(1, reference);
-      line_.bind(2, static_cast<std::int64_t>(k));
-      line_.bind(3, sku);
-      line_.bind(4, name);
-      line_.bind(5, static_cast<std::int64_t>(1 + (n + k) % 3));
-      line_.exec();
-      line_.reset();
-    }
-    transaction.commit();
-  }
-
- private:
-  SQLite::Database& db_;
-  SQLite::Statement order_;
-  SQLite::Statement line_;
-};
-
 void seed_timed(World& world, std::string_view prefix, long count) {
   const auto start = Clock::now();
   seed_orders(world.merchant(), prefix, count);
@@ -407,17 +366,8 @@ constexpr const char* kUsage =
 std::optional<Options> parse_options(int argc, char** argv) {
   Options options;
   options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  bool quick = false;
   std::optional<long> orders, memory_rows, latency_seconds;
-  for (int i = 1; i < argc; ++i) {
-    const std::string name = argv[i];
-    if (name == "--help" || name == "-h") return std::nullopt;
-    if (name == "--quick") {
-      quick = true;
-      continue;
-    }
-    if (i + 1 >= argc) throw std::runtime_error(name + " needs a value\n" + kUsage);
-    const std::string value = argv[++i];
+  const auto parsed = parse_command_line(argc, argv, kUsage, [&](const std::string& name, const std::string& value) {
     if (name == "--orders") {
       orders = positive(name, value);
     } else if (name == "--memory-rows") {
@@ -435,9 +385,12 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
       options.only = value;
     } else {
-      throw std::runtime_error("unknown option " + name + "\n" + kUsage);
+      return false;
     }
-  }
+    return true;
+  });
+  if (!parsed) return std::nullopt;
+  const bool quick = *parsed;
   options.orders = orders.value_or(quick ? 5'000 : 20'000);
   options.memory_rows = memory_rows.value_or(quick ? 100'000 : 1'000'000);
   options.latency_seconds = latency_seconds.value_or(quick ? 10 : 30);

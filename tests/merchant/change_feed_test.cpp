@@ -120,6 +120,20 @@ TEST_F(ChangeFeedTest, ARowCommittedLateWithAnOlderTimestampIsSeenWithinTheLookB
   EXPECT_EQ(feed.cursor().reference_id, "M-3");  // the cursor never moves back
 }
 
+TEST_F(ChangeFeedTest, UnderASteadyFlowTheWindowIsReadOnceInAThirtiethOfTheLookBack) {
+  add_order("F-1", "2026-03-01T10:09:58.000Z");
+  ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::seconds(30), .batch_size = 10});
+  drain(feed, now);  // the head and a first window
+  add_order("F-0", "2026-03-01T10:09:50.000Z");  // committed late
+  add_order("F-2", "2026-03-01T10:09:59.000Z");
+  bool reread = false;
+  EXPECT_THAT(drain(feed, now + std::chrono::milliseconds(500), &reread), ElementsAre("F-2"));
+  EXPECT_FALSE(reread);  // within a second (30 s / 30) of the last window: the head only
+  // Due now, with nothing changed since: the window is read, and the late row with it.
+  EXPECT_THAT(drain(feed, now + std::chrono::seconds(1), &reread), ElementsAre("F-0", "F-1", "F-2"));
+  EXPECT_TRUE(reread);
+}
+
 TEST_F(ChangeFeedTest, WithoutALookBackTheLateRowIsLost) {
   add_order("M-3", "2026-03-01T10:09:59.000Z");
   ChangeFeed<OrderRow> feed(db, {.look_back = std::chrono::milliseconds(0), .batch_size = 10});

@@ -19,13 +19,16 @@ std::vector<Row> ChangeFeed<Row>::read(const ReadRange& range) {
 
 template <typename Row>
 typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now) {
-  if (!head_pending_ && !window_owed_) {
+  if (!head_pending_) {
     // Read before the rows, so a commit that lands while they are read is seen by the next poll.
     const std::uint64_t counter = db_.change_counter();
-    if (counter_ == counter) return {};
-    counter_ = counter;
-    head_pending_ = true;
-    window_owed_ = options_.look_back.count() > 0;
+    if (counter_ != counter) {
+      counter_ = counter;
+      head_pending_ = true;
+      window_owed_ = options_.look_back.count() > 0;
+    } else if (!window_owed_) {
+      return {};
+    }
   }
 
   if (head_pending_) {
@@ -38,6 +41,12 @@ typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now)
 
   if (!window_owed_ || head_.updated_at.empty()) {
     window_owed_ = false;
+    return {};
+  }
+  // Under a steady flow of changes, reading the window after each would read look_back's rows over
+  // and over. Read at most once in a thirtieth of look_back, every late row is still seen (the next
+  // window reaches look_back behind this one's start), a moment later.
+  if (!window_position_ && previous_window_started_ && now - *previous_window_started_ < options_.look_back / 30) {
     return {};
   }
   if (!window_position_) {
