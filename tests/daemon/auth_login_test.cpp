@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <regex>
+#include <sstream>
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
@@ -55,6 +56,9 @@ std::string form_encode(const std::string& text) {
   return out;
 }
 
+// Distinctive, so that finding it in a log cannot be a coincidence.
+constexpr const char* kClientSecret = "cs-7f3a9c2e5b814d06aa";
+
 class AuthLoginTest : public ::testing::Test {
  protected:
   // Registers an OAuth app with `scopes` in the sandbox and writes a daemon configuration for it.
@@ -62,10 +66,11 @@ class AuthLoginTest : public ::testing::Test {
     callback_port = free_port();
     const std::string redirect = "http://127.0.0.1:" + std::to_string(callback_port) + "/callback";
     const auto added = sandbox.admin("POST", "/_sandbox/oauth-clients",
-                                     R"({"client_id":"fulfillsync-test","client_secret":"s3cret","redirect_uris":[")" +
+                                     R"({"client_id":"fulfillsync-test","client_secret":")" + std::string(kClientSecret) +
+                                         R"(","redirect_uris":[")" +
                                          redirect + R"("],"scopes":")" + scopes + R"("})");
     ASSERT_EQ(added.status, 201) << added.body;
-    write_file(dir / "client-secret", "s3cret\n");
+    write_file(dir / "client-secret", std::string(kClientSecret) + "\n");
     chmod((dir / "client-secret").c_str(), 0600);
     SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     merchant.exec("CREATE TABLE IF NOT EXISTS shop (id INTEGER)");
@@ -87,40 +92,45 @@ class AuthLoginTest : public ::testing::Test {
                        "  listen: 127.0.0.1:0\n");
   }
 
-  // Runs `auth login`, approving in the sandbox's authorization page as a browser would.
-  void login() {
-    ChildProcess login({.argv = {binary_path("fulfillsyncd").string(), "--config", config.string(), "auth", "login"}});
+  // Runs `auth login` (with `log_level`), approving in the sandbox's authorization page as a browser
+  // would. Returns everything it printed.
+  std::string login(const std::string& log_level = "info") {
+    ChildProcess login({.argv = {binary_path("fulfillsyncd").string(), "--config", config.string(), "--log-level",
+                                 log_level, "auth", "login"}});
     const auto url_line = login.wait_for_stdout("/connect/authorize?", 20s);
-    ASSERT_TRUE(url_line) << login.stdout_text() << login.stderr_text();
+    EXPECT_TRUE(url_line) << login.stdout_text() << login.stderr_text();
+    if (!url_line) return {};
     const std::string url = url_line->substr(url_line->find("http"));
     const std::string target = url.substr(url.find("/connect/authorize"));
 
     // The authorization page answers with a form that the browser posts to the redirect URI.
     const HttpResponse page = http_get("127.0.0.1", sandbox.port(), target);
-    ASSERT_EQ(page.status, 200) << page.body;
+    EXPECT_EQ(page.status, 200) << page.body;
     std::string form;
     const std::regex input(R"re(name="([^"]+)" value="([^"]*)")re");
     for (std::sregex_iterator it(page.body.begin(), page.body.end(), input), end; it != end; ++it) {
       if (!form.empty()) form += '&';
       form += form_encode(html_unescape((*it)[1])) + "=" + form_encode(html_unescape((*it)[2]));
     }
-    ASSERT_THAT(form, HasSubstr("code="));
-    ASSERT_TRUE(login.wait_for_stdout("Waiting for the callback", 10s));
+    EXPECT_THAT(form, HasSubstr("code="));
+    EXPECT_TRUE(login.wait_for_stdout("Waiting for the callback", 10s));
     const HttpResponse callback = http_request("127.0.0.1", callback_port, "POST", "/callback",
                                                {{"Content-Type", "application/x-www-form-urlencoded"}}, form);
     EXPECT_EQ(callback.status, 200);
     EXPECT_EQ(login.wait_for_exit(30s), 0) << login.stdout_text() << login.stderr_text();
     EXPECT_THAT(login.stdout_text(), HasSubstr("Logged in"));
+    return login.stdout_text() + login.stderr_text();
   }
 
-  std::string stored_refresh_token() {
+  std::string stored_token(const std::string& column = "refresh_token") {
     SQLite::Database db((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
-    return db.execAndGet("SELECT refresh_token FROM tokens WHERE name = 'oauth'").getString();
+    return db.execAndGet("SELECT " + column + " FROM tokens WHERE name = 'oauth'").getString();
   }
+  std::string stored_refresh_token() { return stored_token(); }
 
-  std::unique_ptr<ChildProcess> start_daemon() {
+  std::unique_ptr<ChildProcess> start_daemon(const std::string& log_level = "info") {
     return std::make_unique<ChildProcess>(ChildProcess::Options{
-        .argv = {binary_path("fulfillsyncd").string(), "--config", config.string(), "run"},
+        .argv = {binary_path("fulfillsyncd").string(), "--config", config.string(), "--log-level", log_level, "run"},
         .unset_env = {"NOTIFY_SOCKET", "JOURNAL_STREAM"}});
   }
 
@@ -169,6 +179,35 @@ TEST_F(AuthLoginTest, AReadOnlyTokenIsRefusedAtStart) {
   auto daemon = start_daemon();
   EXPECT_EQ(daemon->wait_for_exit(30s), 78) << daemon->stderr_text();
   EXPECT_THAT(daemon->stderr_text(), HasSubstr("has the orders_write scope"));
+}
+
+// Security: at the most verbose log level, neither the login nor a run that refreshes the access
+// token prints the client secret, an access token or a refresh token (each line of both is searched).
+TEST_F(AuthLoginTest, ATraceLevelLoginAndRefreshNeverPrintTheSecrets) {
+  register_app("channels_read orders_read orders_write");
+  std::string logs = login("trace");
+  std::vector<std::string> secrets = {kClientSecret, stored_token("access_token"), stored_refresh_token()};
+  ASSERT_EQ(sandbox.admin("POST", "/_sandbox/clock/advance?seconds=3700").status, 200);
+  {
+    auto daemon = start_daemon("trace");
+    EXPECT_TRUE(daemon->wait_for_stderr("OAuth access token refreshed", 20s)) << daemon->stderr_text();
+    EXPECT_TRUE(daemon->wait_for_stderr("using channel", 20s)) << daemon->stderr_text();
+    daemon->send_signal(SIGTERM);
+    EXPECT_EQ(daemon->wait_for_exit(15s), 0);
+    logs += daemon->stdout_text() + daemon->stderr_text();
+  }
+  secrets.push_back(stored_token("access_token"));
+  secrets.push_back(stored_refresh_token());
+  EXPECT_THAT(logs, HasSubstr("GET /2026-07/channel"));  // trace level: the exchanges are there
+  std::istringstream lines(logs);
+  int line_number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_number;
+    for (const std::string& secret : secrets) {
+      ASSERT_FALSE(secret.empty());
+      EXPECT_EQ(line.find(secret.substr(0, 16)), std::string::npos) << "line " << line_number << ": " << line;
+    }
+  }
 }
 
 }  // namespace
