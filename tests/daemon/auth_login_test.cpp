@@ -66,8 +66,8 @@ class AuthLoginTest : public ::testing::Test {
     callback_port = free_port();
     const std::string redirect = "http://127.0.0.1:" + std::to_string(callback_port) + "/callback";
     const auto added = sandbox.admin("POST", "/_sandbox/oauth-clients",
-                                     R"({"client_id":"fulfillsync-test","client_secret":")" + std::string(kClientSecret) +
-                                         R"(","redirect_uris":[")" +
+                                     R"({"client_id":"fulfillsync-test","client_secret":")" +
+                                         std::string(kClientSecret) + R"(","redirect_uris":[")" +
                                          redirect + R"("],"scopes":")" + scopes + R"("})");
     ASSERT_EQ(added.status, 201) << added.body;
     write_file(dir / "client-secret", std::string(kClientSecret) + "\n");

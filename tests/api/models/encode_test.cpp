@@ -122,7 +122,8 @@ TEST(Encode, SpecLimitsAndMoneyText) {
   EXPECT_EQ(encode(order, kVersion).error().to_string(), "products: at least one item is required");
   order = full_order();
   order.financials = Financials{Money{"12,30"}};
-  EXPECT_EQ(encode(order, kVersion).error().to_string(), R"(financials.total_price: "12,30" is not a decimal number of at most 18 digits and 12 decimals)");
+  EXPECT_EQ(encode(order, kVersion).error().to_string(),
+            R"(financials.total_price: "12,30" is not a decimal number of at most 18 digits and 12 decimals)");
 }
 
 ReturnCreateRequest a_return() {
