@@ -5,7 +5,8 @@
 //
 //   FULFILLSYNC_CHAOS_SEED=N     the seed of the run's choices (printed at the start and with every
 //                                failure); timing still varies between runs of one seed
-//   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120; the README shows a longer run)
+//   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120, 60 under a sanitizer; the README
+//                                shows a longer run)
 //   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) are copied there
 #include <atomic>
 #include <cstdlib>
@@ -47,8 +48,15 @@ struct ChaosOptions {
   std::chrono::seconds duration;
 };
 
+// Under a sanitizer everything runs several times slower; the plain build has the full run.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr std::chrono::seconds kDefaultDuration{60};
+#else
+constexpr std::chrono::seconds kDefaultDuration{120};
+#endif
+
 ChaosOptions chaos_options() {
-  ChaosOptions options{std::random_device{}(), 120s};
+  ChaosOptions options{std::random_device{}(), kDefaultDuration};
   if (const char* seed = std::getenv("FULFILLSYNC_CHAOS_SEED")) options.seed = std::stoull(seed);
   if (const char* seconds = std::getenv("FULFILLSYNC_CHAOS_SECONDS")) {
     options.duration = std::chrono::seconds(std::stol(seconds));
