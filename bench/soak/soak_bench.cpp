@@ -2,8 +2,8 @@
 // application writes orders at a steady rate, the sandbox fulfils them on a 60x clock, and the daemon
 // pushes them, pulls their shipments and tracking back and marks them uploaded, with every job at its
 // defaults scaled to that clock. Prints the daemon's resident memory over time, its growth after the
-// warm-up (by default the first half: SQLite's page caches, 2 MiB a connection, fill as the stores
-// grow), and the CPU it spent per fully synced order. A program that prints figures, not a test.
+// warm-up (by default the first half of the run), and the CPU it spent per fully synced order. A
+// program that prints figures, not a test.
 //   build/bin/soak_bench [--minutes N] [--warmup-minutes W] [--rate R] [--quick]
 #include <signal.h>
 
@@ -25,6 +25,10 @@ using namespace fulfillsync::bench;
 using namespace std::chrono_literals;
 
 constexpr double kGrowthTargetMiB = 1.0;
+// Resident memory climbs over the first two minutes of the default load, as caches fill (SQLite's page
+// caches, 2 MiB a connection, are the likeliest), then stays flat (measured from 110 s on); growth after
+// a shorter warm-up is shown, not judged.
+constexpr long kShortestJudgedWarmupMinutes = 2;
 constexpr auto kSampleEvery = 10s;
 
 struct Options {
@@ -112,7 +116,9 @@ void run_soak(const Options& options, Report& report) {
                            options.minutes),
                fmt::format("{:+.2f} MiB ({:.1f} at {:.0f} s, highest {:.1f}, last {:.1f})", growth, warm->rss_mib,
                            warm->seconds, highest, samples.back().rss_mib),
-               fmt::format("< {:.0f} MiB", kGrowthTargetMiB), growth < kGrowthTargetMiB);
+               fmt::format("< {:.0f} MiB", kGrowthTargetMiB),
+               warmup_minutes >= kShortestJudgedWarmupMinutes ? std::optional<bool>(growth < kGrowthTargetMiB)
+                                                              : std::nullopt);
     report.add("soak: RSS over the whole run",
                fmt::format("{:.1f} MiB at {:.0f} s to {:.1f} MiB", samples.front().rss_mib, samples.front().seconds,
                            samples.back().rss_mib),
