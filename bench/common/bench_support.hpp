@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -193,6 +194,31 @@ class Report {
 using Scenario = std::function<void(Report&)>;
 int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string_view only,
                   const std::vector<std::pair<std::string_view, Scenario>>& scenarios);
+
+// A benchmark's main: output line by line (so that progress shows through a pipe or into a file), its
+// options from `parse` (nothing: --help, and `usage` is printed), then its scenarios with those options
+// through run_scenarios; an exception is reported and ends it with 1. Options has bin_dir and only.
+template <typename Options>
+int bench_main(std::string_view program, std::string_view usage, int argc, char** argv,
+               std::optional<Options> (*parse)(int, char**),
+               const std::vector<std::pair<std::string_view, void (*)(const Options&, Report&)>>& scenarios) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  try {
+    const std::optional<Options> options = parse(argc, argv);
+    if (!options) {
+      std::fwrite(usage.data(), 1, usage.size(), stdout);
+      return 0;
+    }
+    std::vector<std::pair<std::string_view, Scenario>> with_options;
+    for (const auto& [name, scenario] : scenarios) {
+      with_options.emplace_back(name, [&options, scenario](Report& report) { scenario(*options, report); });
+    }
+    return run_scenarios(program, options->bin_dir, options->only, with_options);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(), error.what());
+    return 1;
+  }
+}
 
 // A command-line value that must be a positive whole number.
 long positive(const std::string& name, const std::string& value);

@@ -483,24 +483,6 @@ std::optional<Options> parse_options(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Line by line, so that progress shows while the output goes to a file or a pipe.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  try {
-    const auto options = parse_options(argc, argv);
-    if (!options) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    // Each scenario with these options.
-    const auto with = [&options](auto scenario) {
-      return [&options, scenario](Report& report) { scenario(*options, report); };
-    };
-    return run_scenarios("pull_bench", options->bin_dir, options->only,
-                         {{"calls", with(run_calls)},
-                          {"throughput", with(run_throughput)},
-                          {"budget", with(run_budget)}});
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "pull_bench: %s\n", error.what());
-    return 1;
-  }
+  return bench_main<Options>("pull_bench", kUsage, argc, argv, parse_options,
+                             {{"calls", run_calls}, {"throughput", run_throughput}, {"budget", run_budget}});
 }

@@ -400,25 +400,9 @@ std::optional<Options> parse_options(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Line by line, so that progress shows while the output goes to a file or a pipe.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  try {
-    const auto options = parse_options(argc, argv);
-    if (!options) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    // Each scenario with these options.
-    const auto with = [&options](auto scenario) {
-      return [&options, scenario](Report& report) { scenario(*options, report); };
-    };
-    return run_scenarios("push_bench", options->bin_dir, options->only,
-                         {{"throughput", with(run_throughput)},
-                          {"calls", with(run_calls)},
-                          {"memory", with(run_memory)},
-                          {"latency", with(run_latency)}});
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "push_bench: %s\n", error.what());
-    return 1;
-  }
+  return bench_main<Options>("push_bench", kUsage, argc, argv, parse_options,
+                             {{"throughput", run_throughput},
+                              {"calls", run_calls},
+                              {"memory", run_memory},
+                              {"latency", run_latency}});
 }

@@ -36,6 +36,7 @@ struct Options {
   std::optional<long> warmup_minutes;  // default: half the run
   long rate = 20;  // orders a second
   fs::path bin_dir;
+  std::string only;  // empty: its one scenario
 };
 
 struct Sample {
@@ -160,18 +161,5 @@ std::optional<Options> parse_options(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Line by line, so that progress shows while the output goes to a file or a pipe.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  try {
-    const auto options = parse_options(argc, argv);
-    if (!options) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    return run_scenarios("soak_bench", options->bin_dir, "",
-                         {{"soak", [&options](Report& report) { run_soak(*options, report); }}});
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "soak_bench: %s\n", error.what());
-    return 1;
-  }
+  return bench_main<Options>("soak_bench", kUsage, argc, argv, parse_options, {{"soak", run_soak}});
 }

@@ -303,13 +303,15 @@ class SyncFixture : public ::testing::Test {
   }
 
   // How many orders and returns the sandbox created in all (duplicates would count twice).
-  std::pair<long, long> creates() {
-    const auto stats = sandbox->admin("GET", "/_sandbox/stats");
-    const auto number_after = [&](std::string_view key) {
-      const std::size_t at = stats.body.find(key);
-      return at == std::string::npos ? 0 : std::stol(stats.body.substr(at + key.size()));  // absent before any
-    };
-    return {number_after("\"orders\":"), number_after("\"returns\":")};
+  std::pair<long, long> creates() { return {sandbox_count("orders"), sandbox_count("returns")}; }
+
+  // A count of GET /_sandbox/stats by its name (`requests_total`, `orders`, `drop_after`, ...); 0
+  // while it is absent (a kind of create or fault not seen yet).
+  long sandbox_count(std::string_view name) {
+    const std::string body = sandbox->admin("GET", "/_sandbox/stats").body;
+    const std::string key = fmt::format("\"{}\":", name);
+    const std::size_t at = body.find(key);
+    return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
   }
 
   // Every order of `prefix`-0001.. exists once at the provider with the source row's fields, and
