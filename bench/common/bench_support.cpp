@@ -155,7 +155,8 @@ double cpu_seconds_of(pid_t pid) {
 
 // A fresh connection each time: the sandbox closes idle keep-alive connections. The answer is read
 // by Content-Length.
-std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path) {
+std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path,
+                          std::string_view body) {
   struct Socket {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ~Socket() { close(fd); }
@@ -170,8 +171,8 @@ std::string admin_request(std::uint16_t port, std::string_view method, const std
     throw std::runtime_error(fmt::format("cannot connect to the sandbox on port {}", port));
   }
   const std::string request = fmt::format(
-      "{} {} HTTP/1.1\r\nHost: bench\r\nX-Sandbox-Admin-Token: {}\r\n{}Connection: close\r\n\r\n", method, path,
-      kAdminToken, method == "GET" ? "" : "Content-Length: 0\r\n");
+      "{} {} HTTP/1.1\r\nHost: bench\r\nX-Sandbox-Admin-Token: {}\r\n{}Connection: close\r\n\r\n{}", method, path,
+      kAdminToken, method == "GET" ? "" : fmt::format("Content-Length: {}\r\n", body.size()), body);
   for (std::size_t sent = 0; sent < request.size();) {
     const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) throw std::runtime_error("send to the sandbox failed");

@@ -87,7 +87,8 @@ double cpu_seconds_of(pid_t pid);
 
 // One admin request (GET, or POST without a body) on a fresh loopback connection; the body of a
 // 2xx answer. Anything else throws.
-std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path);
+std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path,
+                          std::string_view body = {});
 inline std::string admin_get(std::uint16_t port, const std::string& path) { return admin_request(port, "GET", path); }
 
 struct Stats {

@@ -1,15 +1,18 @@
 // The push path end to end: fulfillsyncd reads orders from a merchant's SQLite file and creates them
-// at fulfillsync-sandbox on loopback, with rate limiting and faults off. Four figures:
+// at fulfillsync-sandbox on loopback, with rate limiting and faults off. Five figures:
 //   1. throughput of `fulfillsyncd once` over N seeded orders (target 1,000 orders/s or more), with
 //      the daemon's CPU per order;
 //   2. API calls per created order (target 1.01 or fewer), by route;
 //   3. the daemon's resident memory while `run` pushes a merchant database of N rows (target 64 MiB
 //      or less, flat over the run);
 //   4. latency from an order's commit to its creation at the provider with the default poll
-//      interval (target p99 under 1 s).
+//      interval (target p99 under 1 s);
+//   5. recovery from a crash: `run` SIGKILLed in the middle of a 1,000-order backlog, then started
+//      again; the time from the restart to the last order created (target: the default
+//      request_timeout, 30 s, + 5 s: only the sends that were leaving wait for their lookup).
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
-//                   [--latency-rate R] [--quick] [--only throughput|calls|memory|latency]
+//                   [--latency-rate R] [--quick] [--only throughput|calls|memory|latency|restart]
 #include <signal.h>
 #include <unistd.h>
 
@@ -358,9 +361,70 @@ void run_latency(const Options& options, Report& report) {
              "< 1000 ms", missing == 0 && p99 < 1000);
 }
 
+// The default api.request_timeout: an interrupted send is looked up this long after it left.
+constexpr auto kRequestTimeout = 30s;
+constexpr long kRestartBacklog = 1000;
+
+long count_in_state(const fs::path& checkpoint, std::string_view state) {
+  SQLite::Database store(checkpoint.string(), SQLite::OPEN_READONLY);
+  SQLite::Statement query(store, "SELECT count(*) FROM outbound_ledger WHERE kind = 'order_create' AND state = ?");
+  query.bind(1, std::string(state));
+  query.executeStep();
+  return query.getColumn(0).getInt64();
+}
+
+void run_restart(const Options& options, Report& report) {
+  fmt::print("\n== 5. recovery: `fulfillsyncd run` SIGKILLed during a {}-order backlog, then restarted ==\n",
+             kRestartBacklog);
+  World world(options.bin_dir, tuned_jobs());
+  seed_timed(world, "CRASH-", kRestartBacklog);
+  world.start_sandbox();
+  // Slow creates (20 ms each, 8 at a time) so that the kill lands in the middle of the backlog.
+  admin_request(world.port(), "POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=20");
+  const std::uint64_t before = read_stats(world.port()).orders_created;
+  auto daemon = world.start_daemon("run", "daemon-killed");
+  const auto created = [&] { return read_stats(world.port()).orders_created - before; };
+  for (const auto deadline = Clock::now() + 60s; created() < kRestartBacklog / 5;) {
+    if (!daemon->running() || Clock::now() >= deadline) throw world.failure("the backlog did not start");
+    std::this_thread::sleep_for(5ms);
+  }
+  daemon->signal(SIGKILL);
+  daemon->wait(10s);
+  const std::uint64_t at_kill = created();
+  const fs::path checkpoint = world.dir() / "checkpoint.db";
+  const long in_flight = count_in_state(checkpoint, "in_flight");
+  fmt::print("killed with {} of {} created; {} sends in flight, {} pending\n", at_kill, kRestartBacklog, in_flight,
+             count_in_state(checkpoint, "pending"));
+  admin_request(world.port(), "POST", "/_sandbox/faults", "");
+
+  const auto restarted = Clock::now();
+  daemon = world.start_daemon("run");
+  std::optional<double> all_but_interrupted;
+  const auto limit = restarted + kRequestTimeout + 60s;
+  while (created() < static_cast<std::uint64_t>(kRestartBacklog) && Clock::now() < limit && daemon->running()) {
+    if (!all_but_interrupted && created() + static_cast<std::uint64_t>(in_flight) >= kRestartBacklog) {
+      all_but_interrupted = seconds_since(restarted);
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  const double last = seconds_since(restarted);
+  const std::uint64_t total = created();
+  daemon->signal(SIGTERM);
+  daemon->wait(60s);
+  world.print_logs();
+  fmt::print("after the restart: {} of {} created in {:.1f} s; all but the interrupted sends within {:.1f} s\n", total,
+             kRestartBacklog, last, all_but_interrupted.value_or(last));
+  const bool complete = total == static_cast<std::uint64_t>(kRestartBacklog);
+  if (!complete) report.note(fmt::format("recovery: {} of {} orders created", total, kRestartBacklog));
+  const double target = std::chrono::duration<double>(kRequestTimeout).count() + 5;
+  report.add(fmt::format("5. restart after SIGKILL -> last of {} orders created", kRestartBacklog),
+             fmt::format("{:.1f} s ({} in flight at the kill)", last, in_flight), fmt::format("<= {:.0f} s", target),
+             complete && last <= target);
+}
+
 constexpr const char* kUsage =
     "Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]\n"
-    "                  [--latency-rate R] [--quick] [--only throughput|calls|memory|latency]\n"
+    "                  [--latency-rate R] [--quick] [--only throughput|calls|memory|latency|restart]\n"
     "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 (explicit options win)\n";
 
 std::optional<Options> parse_options(int argc, char** argv) {
@@ -380,8 +444,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       options.latency_rate = std::atof(value.c_str());
       if (!(options.latency_rate > 0)) throw std::runtime_error("--latency-rate needs a positive number");
     } else if (name == "--only") {
-      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency") {
-        throw std::runtime_error("--only takes throughput, calls, memory or latency");
+      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency" && value != "restart") {
+        throw std::runtime_error("--only takes throughput, calls, memory, latency or restart");
       }
       options.only = value;
     } else {
@@ -404,5 +468,6 @@ int main(int argc, char** argv) {
                              {{"throughput", run_throughput},
                               {"calls", run_calls},
                               {"memory", run_memory},
-                              {"latency", run_latency}});
+                              {"latency", run_latency},
+                              {"restart", run_restart}});
 }

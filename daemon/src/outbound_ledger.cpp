@@ -33,7 +33,8 @@ LedgerKind kind_from(std::string_view text) {
 
 constexpr const char* kColumns =
     "kind, source_key, content_hash, state, attempts, body, remote_id, coalesce(remote_status, ''), "
-    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at";
+    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
+    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
 
 LedgerEntry entry_from(SQLite::Statement& row) {
   LedgerEntry entry;
@@ -50,6 +51,8 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   entry.result_pending = row.getColumn(10).getInt() != 0;
   entry.created_at = row.getColumn(11).getString();
   entry.updated_at = row.getColumn(12).getString();
+  entry.remote_created_at = row.getColumn(13).getString();
+  entry.sent_at = row.getColumn(14).getString();
   return entry;
 }
 
@@ -85,10 +88,8 @@ void OutboundLedger::Batch::commit() { transaction_.commit(); }
 
 int OutboundLedger::recover_interrupted() {
   return store_.database().exec(fmt::format(
-      "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1, "
-      "updated_at = {} "
-      "WHERE state = 'in_flight'",
-      kSqlNow));
+      "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1 "
+      "WHERE state = 'in_flight'"));
 }
 
 std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_view source_key) {
@@ -155,7 +156,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
                     "WHERE kind = ? AND source_key = ?",
                     kSqlNow));
     update.bind(1, std::string(content_hash));
-    update.bind(2, "changed at the merchant after it was created; the API cannot apply the change");
+    update.bind(2, std::string(kChangedAfterSending));
     update.bind(3, std::string(to_string(kind)));
     update.bind(4, std::string(source_key));
     update.exec();
@@ -168,13 +169,16 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
 
 void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
                                 LedgerState to, std::optional<std::int64_t> remote_id,
-                                std::optional<std::string_view> remote_status, std::optional<std::string_view> error) {
+                                std::optional<std::string_view> remote_status, std::optional<std::string_view> error,
+                                std::optional<std::string_view> remote_created_at) {
   std::string allowed;
   for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
   SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
                   "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
-                  "updated_at = {} WHERE kind = ? AND source_key = ? AND state IN ({})",
+                  "remote_created_at = coalesce(?, remote_created_at), updated_at = {0}, "
+                  "sent_at = CASE WHEN ?1 = 'in_flight' THEN {0} ELSE sent_at END "
+                  "WHERE kind = ? AND source_key = ? AND state IN ({1})",
                   kSqlNow, allowed));
   update.bind(1, std::string(to_string(to)));
   update.bind(2, to == LedgerState::in_flight ? 1 : 0);
@@ -186,8 +190,10 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
   else update.bind(5);
   // A row being sent shows its previous state in the result table until the answer.
   update.bind(6, to == LedgerState::in_flight ? 0 : 1);
-  update.bind(7, std::string(to_string(kind)));
-  update.bind(8, std::string(source_key));
+  if (remote_created_at && !remote_created_at->empty()) update.bind(7, std::string(*remote_created_at));
+  else update.bind(7);
+  update.bind(8, std::string(to_string(kind)));
+  update.bind(9, std::string(source_key));
   const int changed = update.exec();
   // The jobs only move rows they have just read in `from`; anything else means two writers or a
   // logic error, and carrying on could send an order twice.
@@ -205,10 +211,10 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key
 }
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
-                                  std::string_view remote_status) {
+                                  std::string_view remote_status, std::string_view remote_created_at) {
   // From unknown too: reconciliation found the order at the provider and adopts its id.
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
-             remote_status, std::nullopt);
+             remote_status, std::nullopt, remote_created_at);
 }
 
 void OutboundLedger::mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason) {

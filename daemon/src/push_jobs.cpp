@@ -1,7 +1,10 @@
 #include "fulfillsync/daemon/push_jobs.hpp"
 
 #include <algorithm>
+#include <cassert>
+#include <exception>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,11 +27,6 @@ constexpr std::size_t kLookupChunk = 40;
 // Chunks of entries waiting in the ledger before a create job stops reading its source table.
 constexpr int kQueuedChunks = 4;
 
-struct Remote {
-  std::int64_t id = 0;
-  std::string status;
-};
-
 std::string_view noun(LedgerKind kind) {
   switch (kind) {
     case LedgerKind::order_create: return "order";
@@ -38,46 +36,29 @@ std::string_view noun(LedgerKind kind) {
   return "order";
 }
 
-// The id and status in a create's answer.
-std::optional<Remote> created_of(LedgerKind kind, const api::Outcome& outcome, api::ApiVersion version,
-                                 std::string& why) {
+std::string iso_or_empty(const std::optional<api::DateTime>& when) { return when ? when->to_iso8601() : std::string(); }
+
+RemoteRecord remote_of(const api::Order& order) {
+  return {order.id, order.reference_id.value_or(""), order.status, iso_or_empty(order.created_date)};
+}
+
+RemoteRecord remote_of(const api::ReturnOrder& created) {
+  return {created.id, created.reference_id.value_or(""), created.status, iso_or_empty(created.insert_date)};
+}
+
+// What a create's answer says was created.
+std::optional<RemoteRecord> created_of(LedgerKind kind, const api::Outcome& outcome, api::ApiVersion version,
+                                       std::string& why) {
   if (kind == LedgerKind::order_create) {
     auto order = api::decode<api::Order>(outcome.response.body, version);
-    if (order) return Remote{order->id, order->status};
+    if (order) return remote_of(*order);
     why = order.error().to_string();
   } else {
     auto created = api::decode<api::ReturnOrder>(outcome.response.body, version);
-    if (created) return Remote{created->id, created->status};
+    if (created) return remote_of(*created);
     why = created.error().to_string();
   }
   return std::nullopt;
-}
-
-// Reference id -> what the provider has, from one lookup page.
-std::optional<std::map<std::string, Remote, std::less<>>> found_in(LedgerKind kind, const api::Outcome& outcome,
-                                                                   api::ApiVersion version, std::string& why) {
-  std::map<std::string, Remote, std::less<>> found;
-  const auto add = [&](const auto& items) {
-    for (const auto& item : items) {
-      if (item.reference_id) found.insert_or_assign(*item.reference_id, Remote{item.id, item.status});
-    }
-  };
-  if (kind == LedgerKind::order_create) {
-    auto page = api::decode<api::OrderPage>(outcome.response.body, version);
-    if (!page) {
-      why = page.error().to_string();
-      return std::nullopt;
-    }
-    add(*page);
-  } else {
-    auto list = api::decode<api::ReturnList>(outcome.response.body, version);
-    if (!list) {
-      why = list.error().to_string();
-      return std::nullopt;
-    }
-    add(list->items);
-  }
-  return found;
 }
 
 // After a 429 or refused credentials the rest of a chunk is not sent: it would meet the same answer.
@@ -85,6 +66,62 @@ bool halts_the_rest(const api::Outcome& outcome) {
   return outcome.kind == OutcomeKind::throttled || outcome.kind == OutcomeKind::unauthorized ||
          outcome.kind == OutcomeKind::forbidden;
 }
+
+// Ledger changes made by concurrent sends, in shared commits: the first change to arrive waits for
+// the sends that are ready at the same moment to add theirs, then commits them all (one fsync).
+// Each caller resumes once its change is durable; should the commit fail, every caller of that
+// commit gets the exception and none of their changes is kept.
+class GroupCommit {
+ public:
+  // Failpoints passed before and after each commit ("" for none).
+  GroupCommit(asio::any_io_executor executor, OutboundLedger& ledger, std::string before_commit,
+              std::string after_commit)
+      : executor_(executor),
+        ledger_(ledger),
+        before_commit_(std::move(before_commit)),
+        after_commit_(std::move(after_commit)),
+        committed_(executor, asio::steady_timer::time_point::max()) {}
+
+  asio::awaitable<void> run(std::function<void()> change) {
+    waiting_.push_back(std::move(change));
+    const std::uint64_t generation = generation_;
+    if (!leader_) {
+      leader_ = true;
+      co_await asio::post(executor_, asio::use_awaitable);
+      std::vector<std::function<void()>> changes = std::exchange(waiting_, {});
+      leader_ = false;
+      try {
+        auto batch = ledger_.batch();
+        for (const auto& each : changes) each();
+        if (!before_commit_.empty()) failpoint(before_commit_);
+        batch.commit();
+        failure_ = nullptr;
+        if (!after_commit_.empty()) failpoint(after_commit_);
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+      ++generation_;
+      committed_.cancel();
+    } else {
+      // The timer never expires: the leader's cancel() wakes every waiter once its commit is done.
+      boost::system::error_code ignored;
+      while (generation_ == generation) {
+        co_await committed_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      }
+    }
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  asio::any_io_executor executor_;
+  OutboundLedger& ledger_;
+  std::string before_commit_, after_commit_;
+  std::vector<std::function<void()>> waiting_;
+  bool leader_ = false;
+  std::uint64_t generation_ = 0;
+  std::exception_ptr failure_;  // of the latest commit
+  asio::steady_timer committed_;
+};
 
 }  // namespace
 
@@ -102,13 +139,89 @@ int PushJob::chunk_size() const {
   return std::min(config_.batch_size, ten_seconds);
 }
 
+asio::awaitable<std::optional<std::vector<RemoteRecord>>> PushJob::look_up(LedgerKind kind, std::string filter,
+                                                                          std::string values, JobRun& run) {
+  const bool returns = kind == LedgerKind::return_create;
+  api::ApiRequest request{.method = "GET",
+                          .route = returns ? "/return" : "/order",
+                          .path = returns ? "/return" : "/order",
+                          .query = {{std::move(filter), std::move(values)}, {"Limit", "250"}},
+                          .priority = api::Priority::push};
+  const api::Outcome outcome = co_await context_.client.call(std::move(request));
+  std::string why = outcome.detail;
+  std::optional<std::vector<RemoteRecord>> found;
+  const auto read = [&](const auto& decoded, const auto& items) {
+    if (!decoded) {
+      why = "the answer cannot be read: " + decoded.error().to_string();
+      return;
+    }
+    found.emplace();
+    for (const auto& item : items(*decoded)) found->push_back(remote_of(item));
+  };
+  if (outcome.ok() && returns) {
+    read(api::decode<api::ReturnList>(outcome.response.body, context_.version),
+         [](const api::ReturnList& list) -> const auto& { return list.items; });
+  } else if (outcome.ok()) {
+    read(api::decode<api::OrderPage>(outcome.response.body, context_.version),
+         [](const api::OrderPage& page) -> const auto& { return page; });
+  }
+  if (!found) {
+    run.ok = false;
+    run.back_off = backoff_.note_failure(outcome);
+    spdlog::warn("{}: looking up unclear sends failed ({}); trying again later", name(), why);
+    co_return std::nullopt;
+  }
+  backoff_.note_success();
+  co_return found;
+}
+
+asio::awaitable<void> PushJob::send_marked(
+    LedgerKind kind, const std::vector<std::string>& keys, std::vector<api::ApiRequest> requests,
+    const std::function<void(std::size_t, const std::optional<api::Outcome>&, bool sent)>& record) {
+  assert(keys.size() == requests.size());
+  const auto executor = co_await asio::this_coro::executor;
+  GroupCommit marks(executor, context_.ledger, "", fmt::format("{}.after_mark", name()));
+  // Each answer is recorded as it comes, so that a crash leaves in flight only what is unanswered.
+  GroupCommit answers(executor, context_.ledger, fmt::format("{}.after_response", name()),
+                      fmt::format("{}.after_ledger_commit", name()));
+  std::vector<char> recorded(requests.size(), 0);
+  bool halt = false;
+  std::exception_ptr failure;
+  try {
+    co_await for_each_concurrently(
+        requests.size(), static_cast<std::size_t>(config_.concurrency), [&](std::size_t i) -> asio::awaitable<void> {
+          if (halt || context_.stopping) co_return;
+          bool sent = false;
+          requests[i].before_send = [&, i]() -> asio::awaitable<void> {
+            co_await marks.run([&, i] { context_.ledger.mark_in_flight(kind, keys[i]); });
+            sent = true;
+          };
+          const api::Outcome outcome = co_await context_.client.call(std::move(requests[i]));
+          halt = halt || halts_the_rest(outcome);
+          co_await answers.run([&, i, sent] { record(i, outcome, sent); });
+          recorded[i] = 1;
+        });
+  } catch (...) {
+    failure = std::current_exception();  // a commit that failed: the entries it held are as they were
+  }
+  // A request never sent (a stop, a halt) or whose answer could not be recorded.
+  auto batch = context_.ledger.batch();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!recorded[i]) record(i, std::nullopt, context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight);
+  }
+  batch.commit();
+  if (failure) std::rethrow_exception(failure);
+}
+
 // --- creates ----------------------------------------------------------------------------------
 
 CreatePushJob::CreatePushJob(LedgerKind kind, PushContext context, config::JobConfig config,
-                             std::function<bool()> poll_source)
+                             std::function<bool()> poll_source,
+                             std::function<void(std::span<const std::string>)> refresh_source)
     : PushJob(kind == LedgerKind::order_create ? "push_orders" : "push_returns", context, config,
               std::move(poll_source)),
-      kind_(kind) {
+      kind_(kind),
+      refresh_source_(std::move(refresh_source)) {
   assert(kind != LedgerKind::order_cancel && "cancels have their own job");
 }
 
@@ -140,42 +253,36 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
     const std::size_t last = std::min(first + kLookupChunk, unknown.size());
     std::string ids;
     for (std::size_t i = first; i < last; ++i) ids += (i == first ? "" : ",") + unknown[i].source_key;
-    const bool orders = kind_ == LedgerKind::order_create;
-    api::ApiRequest request{.method = "GET",
-                            .route = orders ? "/order" : "/return",
-                            .path = orders ? "/order" : "/return",
-                            .query = {{"ReferenceIds", ids}, {"Limit", "250"}},
-                            .priority = api::Priority::push};
-    const api::Outcome outcome = co_await context_.client.call(std::move(request));
-    std::string why;
-    const auto found = outcome.ok() ? found_in(kind_, outcome, context_.version, why) : std::nullopt;
-    if (!found) {
-      run.ok = false;
-      if (outcome.ok()) {
-        spdlog::warn("{}: looking up {} unclear sends: the answer cannot be read ({}); trying again later", name(),
-                     last - first, why);
-        run.back_off = backoff_.note_failure(outcome);
-      } else {
-        spdlog::warn("{}: looking up {} unclear sends failed: {}", name(), last - first, outcome.detail);
-        run.back_off = backoff_.note_failure(outcome);
-      }
-      co_return;
-    }
-    backoff_.note_success();
+    const auto found = co_await look_up(kind_, "ReferenceIds", std::move(ids), run);
+    if (!found) co_return;
+    std::map<std::string_view, const RemoteRecord*> by_reference;
+    for (const RemoteRecord& remote : *found) by_reference.insert_or_assign(remote.reference_id, &remote);
     failpoint(failpoint_name("after_reconcile_lookup"));
     auto batch = context_.ledger.batch();
+    std::vector<std::string> absent;
     for (std::size_t i = first; i < last; ++i) {
       const LedgerEntry& entry = unknown[i];
-      if (const auto it = found->find(entry.source_key); it != found->end()) {
-        context_.ledger.mark_created(kind_, entry.source_key, it->second.id, it->second.status);
+      if (const auto it = by_reference.find(entry.source_key); it != by_reference.end()) {
+        const RemoteRecord& remote = *it->second;
+        context_.ledger.mark_created(kind_, entry.source_key, remote.id, remote.status, remote.created_at);
         context_.metrics.count_items(name(), "adopted");
-        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), entry.source_key, it->second.id);
+        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), entry.source_key, remote.id);
       } else if (!withdraw_if_cancelled(entry)) {
         context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
         context_.metrics.count_items(name(), "retried");
-        spdlog::info("{} {}: not at the provider; sending again", noun(kind_), entry.source_key);
+        spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_), entry.source_key);
+        absent.push_back(entry.source_key);
       }
       ++run.settled;
+    }
+    // The merchant may have changed the row since the body was built: what goes out is its latest version.
+    try {
+      if (!absent.empty()) refresh_source_(absent);
+    } catch (const std::exception& e) {
+      // Rolled back: the entries stay unknown and are looked up again.
+      spdlog::warn("{}: reading {} rows again failed ({}); trying again later", name(), absent.size(), e.what());
+      run.ok = false;
+      co_return;
     }
     batch.commit();
   }
@@ -199,41 +306,45 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   {
     auto batch = context_.ledger.batch();
     std::erase_if(entries, [&](const LedgerEntry& entry) { return withdraw_if_cancelled(entry); });
-    for (const auto& entry : entries) context_.ledger.mark_in_flight(kind_, entry.source_key);
     batch.commit();
   }
   if (entries.empty()) co_return;
   failpoint(failpoint_name("before_send"));
 
-  // Nothing for an entry left unsent: a stop, or a 429/401/403 that halts the rest of the chunk.
-  std::vector<std::optional<api::Outcome>> outcomes(entries.size());
-  bool halt = false;
   const bool orders = kind_ == LedgerKind::order_create;
-  co_await for_each_concurrently(entries.size(), static_cast<std::size_t>(config_.concurrency),
-                                 [&](std::size_t i) -> asio::awaitable<void> {
-                                   if (halt || context_.stopping) co_return;
-                                   // A named request: GCC 12 mis-destroys a temporary built inside co_await.
-                                   api::ApiRequest request{.method = "POST",
-                                                           .route = orders ? "/order" : "/return",
-                                                           .path = orders ? "/order" : "/return",
-                                                           .body = entries[i].body,
-                                                           .priority = api::Priority::push,
-                                                           .idempotent = false,
-                                                           .with_channel = true};
-                                   outcomes[i] = co_await context_.client.call(std::move(request));
-                                   halt = halt || halts_the_rest(*outcomes[i]);
-                                 });
-  failpoint(failpoint_name("after_response"));
-  auto batch = context_.ledger.batch();
-  for (std::size_t i = 0; i < entries.size(); ++i) record(entries[i], outcomes[i], run);
-  batch.commit();
-  failpoint(failpoint_name("after_ledger_commit"));
+  std::vector<std::string> keys;
+  std::vector<api::ApiRequest> requests;
+  for (const LedgerEntry& entry : entries) {
+    keys.push_back(entry.source_key);
+    requests.push_back({.method = "POST",
+                        .route = orders ? "/order" : "/return",
+                        .path = orders ? "/order" : "/return",
+                        .body = entry.body,
+                        .priority = api::Priority::push,
+                        .idempotent = false,
+                        .with_channel = true});
+  }
+  co_await send_marked(kind_, keys, std::move(requests),
+                       [&](std::size_t i, const std::optional<api::Outcome>& answer, bool sent) {
+                         record(entries[i], answer, sent, run);
+                       });
 }
 
-void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, JobRun& run) {
+void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, bool sent,
+                           JobRun& run) {
   const std::string& key = entry.source_key;
+  if (!sent) {
+    // Still pending: never marked, never sent (a stop, a halt, or no token to send it with).
+    if (answer) {
+      run.ok = false;
+      run.back_off = std::max(run.back_off, backoff_.note_failure(*answer));
+    }
+    run.more = true;
+    return;
+  }
   if (!answer) {
-    context_.ledger.mark_pending(kind_, key, "not sent yet");
+    // Marked, then the call ended without an answer: it may have left.
+    context_.ledger.mark_unknown(kind_, key, "interrupted while in flight");
     run.more = true;
     return;
   }
@@ -242,7 +353,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
     case OutcomeKind::success: {
       std::string why;
       if (const auto remote = created_of(kind_, outcome, context_.version, why)) {
-        context_.ledger.mark_created(kind_, key, remote->id, remote->status);
+        context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
         context_.metrics.count_items(name(), "created");
         spdlog::debug("{} {} created as {}", noun(kind_), key, remote->id);
       } else {
@@ -288,29 +399,27 @@ asio::awaitable<JobRun> CancelPushJob::run() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   run.more = poll_source_();
+  co_await reconcile(run);
+  if (run.back_off > 0ms) {
+    context_.results.flush(merchant::SourceKind::orders, name());
+    co_return run;
+  }
   auto& ledger = context_.ledger;
-  // Cancels are safe to repeat, so an unclear one is simply sent again.
-  struct Send {
-    LedgerEntry cancel;
-    std::int64_t order_id;
-  };
-  std::vector<Send> sends;
+  std::vector<std::string> keys;
+  std::vector<std::int64_t> order_ids;
   {
     auto batch = ledger.batch();
-    for (auto& cancel : ledger.in_state(LedgerKind::order_cancel, LedgerState::unknown, config_.batch_size)) {
-      ledger.mark_pending(LedgerKind::order_cancel, cancel.source_key, cancel.last_error);
-    }
     const auto pending = ledger.in_state(LedgerKind::order_cancel, LedgerState::pending, config_.batch_size);
     for (const auto& cancel : pending) {
-      if (static_cast<int>(sends.size()) >= chunk_size() || context_.stopping) {
+      if (static_cast<int>(keys.size()) >= chunk_size() || context_.stopping) {
         run.more = true;
         break;
       }
       const auto create = ledger.find(LedgerKind::order_create, cancel.source_key);
       if (!create) continue;  // not possible: a cancel is queued only for a sent create
       if (create->state == LedgerState::created && create->remote_id) {
-        ledger.mark_in_flight(LedgerKind::order_cancel, cancel.source_key);
-        sends.push_back({cancel, *create->remote_id});
+        keys.push_back(cancel.source_key);
+        order_ids.push_back(*create->remote_id);
       } else if (create->state == LedgerState::rejected || create->state == LedgerState::withdrawn) {
         // Never created: nothing to cancel.
         constexpr const char* kWhy = "cancelled at the merchant; the order was never created";
@@ -325,37 +434,81 @@ asio::awaitable<JobRun> CancelPushJob::run() {
     }
     batch.commit();
   }
-  if (!sends.empty()) {
+  if (!keys.empty()) {
     failpoint("push_cancels.before_send");
-    std::vector<std::optional<api::Outcome>> outcomes(sends.size());
-    bool halt = false;
-    co_await for_each_concurrently(sends.size(), static_cast<std::size_t>(config_.concurrency),
-                                   [&](std::size_t i) -> asio::awaitable<void> {
-                                     if (halt || context_.stopping) co_return;
-                                     api::ApiRequest request{.method = "POST",
-                                                             .route = "/order/{orderId}:cancel",
-                                                             .path = fmt::format("/order/{}:cancel", sends[i].order_id),
-                                                             .priority = api::Priority::push,
-                                                             .idempotent = true,
-                                                             .with_channel = true};
-                                     outcomes[i] = co_await context_.client.call(std::move(request));
-                                     halt = halt || halts_the_rest(*outcomes[i]);
-                                   });
-    failpoint("push_cancels.after_response");
-    auto batch = ledger.batch();
-    for (std::size_t i = 0; i < sends.size(); ++i) record(sends[i].cancel.source_key, sends[i].order_id, outcomes[i], run);
-    batch.commit();
-    failpoint("push_cancels.after_ledger_commit");
+    std::vector<api::ApiRequest> requests;
+    for (const std::int64_t order_id : order_ids) {
+      // Not idempotent for the client: a lost answer is settled by reading the order, not by a resend.
+      requests.push_back({.method = "POST",
+                          .route = "/order/{orderId}:cancel",
+                          .path = fmt::format("/order/{}:cancel", order_id),
+                          .priority = api::Priority::push,
+                          .idempotent = false,
+                          .with_channel = true});
+    }
+    co_await send_marked(LedgerKind::order_cancel, keys, std::move(requests),
+                         [&](std::size_t i, const std::optional<api::Outcome>& answer, bool sent) {
+                           record(keys[i], order_ids[i], answer, sent, run);
+                         });
   }
   context_.results.flush(merchant::SourceKind::orders, name());
   co_return run;
 }
 
-void CancelPushJob::record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer,
-                           JobRun& run) {
+asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
   auto& ledger = context_.ledger;
+  const auto unknown = ledger.unclear(LedgerKind::order_cancel, context_.unclear_lookup_delay, config_.batch_size);
+  if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
+  for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
+    const std::size_t last = std::min(first + kLookupChunk, unknown.size());
+    std::string ids;
+    std::map<std::int64_t, std::string> key_of;
+    for (std::size_t i = first; i < last; ++i) {
+      const auto create = ledger.find(LedgerKind::order_create, unknown[i].source_key);
+      // A cancel is sent only for a created order, so its create has the id.
+      assert(create && create->remote_id && "an unclear cancel belongs to a created order");
+      ids += fmt::format("{}{}", ids.empty() ? "" : ",", *create->remote_id);
+      key_of.emplace(*create->remote_id, unknown[i].source_key);
+    }
+    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
+    if (!found) co_return;
+    std::map<std::int64_t, std::string> status_of;
+    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
+    failpoint("push_cancels.after_reconcile_lookup");
+    auto batch = ledger.batch();
+    for (const auto& [order_id, key] : key_of) {
+      const auto status = status_of.find(order_id);
+      if (status != status_of.end() && status->second == "Cancelled") {
+        ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
+        context_.metrics.count_items(name(), "adopted");
+        spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", key);
+        ++run.settled;
+      } else {
+        const std::string now = status == status_of.end() ? "not found" : status->second;
+        ledger.mark_pending(LedgerKind::order_cancel, key, fmt::format("not cancelled at the provider ({}) after an "
+                                                                       "unclear cancel",
+                                                                       now));
+        context_.metrics.count_items(name(), "retried");
+        spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", key, now);
+      }
+    }
+    batch.commit();
+  }
+}
+
+void CancelPushJob::record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer,
+                           bool sent, JobRun& run) {
+  auto& ledger = context_.ledger;
+  if (!sent) {
+    if (answer) {
+      run.ok = false;
+      run.back_off = std::max(run.back_off, backoff_.note_failure(*answer));
+    }
+    run.more = true;
+    return;
+  }
   if (!answer) {
-    ledger.mark_pending(LedgerKind::order_cancel, key, "not sent yet");
+    ledger.mark_unknown(LedgerKind::order_cancel, key, "interrupted while in flight");
     run.more = true;
     return;
   }
@@ -380,6 +533,8 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
     case OutcomeKind::ambiguous:
       ledger.mark_unknown(LedgerKind::order_cancel, key, outcome.detail);
       context_.metrics.count_items(name(), "unknown");
+      spdlog::info("order {}: unclear whether the cancel was applied ({}); reading the order before any new send", key,
+                   outcome.detail);
       run.more = true;
       return;
     case OutcomeKind::throttled:

@@ -37,6 +37,7 @@ merchant::SyncResult base_result(const LedgerEntry& entry) {
   result.attempts = entry.attempts;
   result.content_hash = entry.content_hash;
   result.updated_at = time_of(entry.updated_at);
+  if (!entry.remote_created_at.empty()) result.remote_created_at = time_of(entry.remote_created_at);
   return result;
 }
 

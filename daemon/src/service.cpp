@@ -107,7 +107,9 @@ void Service::add_push_jobs() {
   const auto poll_orders = [this] { return order_intake_->poll(kIntakeBatchesPerRun); };
   const auto& sync = config_.sync;
   if (sync.push_orders.enabled) {
-    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context, sync.push_orders, poll_orders),
+    scheduler_->add(std::make_unique<CreatePushJob>(
+                        LedgerKind::order_create, context, sync.push_orders, poll_orders,
+                        [this](std::span<const std::string> keys) { order_intake_->refresh(keys); }),
                     sync.push_orders.interval);
   }
   if (sync.push_cancels.enabled) {
@@ -118,8 +120,10 @@ void Service::add_push_jobs() {
                     sync.push_cancels.interval);
   }
   if (sync.push_returns.enabled) {
-    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::return_create, context, sync.push_returns,
-                                                    [this] { return return_intake_->poll(kIntakeBatchesPerRun); }),
+    scheduler_->add(std::make_unique<CreatePushJob>(
+                        LedgerKind::return_create, context, sync.push_returns,
+                        [this] { return return_intake_->poll(kIntakeBatchesPerRun); },
+                        [this](std::span<const std::string> keys) { return_intake_->refresh(keys); }),
                     sync.push_returns.interval);
   }
 }

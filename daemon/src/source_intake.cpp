@@ -149,6 +149,18 @@ bool SourceIntake<Row>::poll(int max_batches) {
 }
 
 template <typename Row>
+void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
+  const std::vector<Row> rows = [&] {
+    if constexpr (std::is_same_v<Row, OrderRow>) return db_.read_orders(keys);
+    else return db_.read_returns(keys);
+  }();
+  for (const Row& row : rows) {
+    held_.erase(row.reference_id);  // superseded by the version read now
+    take(row);
+  }
+}
+
+template <typename Row>
 void SourceIntake<Row>::save_cursor() {
   merchant::ChangeCursor cursor = feed_->cursor();
   // Stay before every held row, so that a restart reads it again.
@@ -197,9 +209,8 @@ void SourceIntake<Row>::take(const Row& row) {
     case Offer::held: held_.insert_or_assign(key, row); break;
     case Offer::already_sent:
       metrics_.count_unapplied_change(kind);
-      spdlog::warn("{} {} changed at the merchant after it was created; the API cannot apply the change "
-                   "(noted in the result table)",
-                   kind == LedgerKind::order_create ? "order" : "return", key);
+      spdlog::warn("{} {} {} (noted in the result table)", kind == LedgerKind::order_create ? "order" : "return", key,
+                   kChangedAfterSending);
       break;
   }
 }

@@ -44,6 +44,7 @@ HttpResponse admin_orders(Sandbox& sandbox, const Query& query) {
         .field("channel_id", order.channel_id)
         .field("merchant_id", order.merchant_id)
         .field("created_date", iso(order.created))
+        .field("cancels_processed", order.cancels_processed)
         .key("shipments")
         .begin_array();
     for (const auto& shipment : order.shipments) {

@@ -424,6 +424,7 @@ HttpResponse cancel_order(Call& call) {
     Simulator::move_shipment(call.store, *order, shipment, Stage::cancelled, call.now, why);
   }
   order->status = OrderStatus::cancelled;
+  ++order->cancels_processed;
   JsonWriter w(2048);
   w.begin_object().key("order");
   write_order(w, call.store, *order, call.version);

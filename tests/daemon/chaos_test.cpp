@@ -40,6 +40,8 @@ constexpr std::string_view kJobs =
 // The merchant application's transactions last milliseconds; a short look-back keeps the check on
 // the source cursors tight (they may move back by at most this, see CheckpointWatch).
 constexpr auto kLookBack = 3s;
+// api.request_timeout in the sync tests' configuration (sync_fixture.hpp).
+constexpr auto kRequestTimeout = 5s;
 constexpr int kSandboxRestarts = 3;
 constexpr int kWorkLeft = 75;
 
@@ -71,6 +73,7 @@ struct MerchantHistory {
   std::set<std::string> cancelled_at_birth;     // written already cancelled: never to be created
   std::set<std::string> cancelled_later;
   std::set<std::string> edited;                 // recipient name changed after the order was written
+  std::map<std::string, std::chrono::system_clock::time_point> edited_at;  // when, once committed
   std::vector<std::string> returns;
   std::vector<std::string> errors;              // statements that failed (a lock held too long)
 };
@@ -158,6 +161,7 @@ class MerchantApplication {
         db_.exec(fmt::format("UPDATE fulfillsync_orders SET recipient_name = 'Customer {} (edited)' "
                              "WHERE reference_id = '{}'", n, *reference));
         history_.edited.insert(*reference);
+        history_.edited_at.emplace(*reference, std::chrono::system_clock::now());
       }
     }
     if (chance(0.15)) {
@@ -264,6 +268,18 @@ class ChaosTest : public SyncFixture {
     }
   }
 
+  // When the order's create last left, from the checkpoint store's ledger (the store's UTC clock).
+  std::optional<std::chrono::system_clock::time_point> ledger_sent_at(const std::string& reference) {
+    SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
+    SQLite::Statement query(store, "SELECT sent_at FROM outbound_ledger WHERE kind = 'order_create' AND "
+                                   "source_key = ? AND sent_at IS NOT NULL");
+    query.bind(1, reference);
+    if (!query.executeStep()) return std::nullopt;
+    const auto parsed = timestamps::parse_iso8601(query.getColumn(0).getString());
+    if (!parsed) return std::nullopt;
+    return std::chrono::time_point_cast<std::chrono::system_clock::duration>(*parsed);
+  }
+
   std::map<std::string, long> totals_;
 };
 
@@ -354,6 +370,7 @@ TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts
   // Orders: each eligible one exists once at the provider as the merchant last wrote it before it
   // was sent; no other exists there; each cancel is applied or refused by the provider with its reason.
   const auto provider = provider_orders();  // fails on a reference id listed twice
+  const auto cancels = cancels_processed();
   std::size_t expected_at_provider = 0;
   for (const std::string& reference : history.orders) {
     SCOPED_TRACE(reference);
@@ -396,15 +413,23 @@ TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts
       EXPECT_NE(order.status, "Cancelled");
       EXPECT_EQ(state, "created");
     }
+    EXPECT_NE(result_column("remote_created_at", reference), "");
+    // One processed cancel per order cancelled at the provider, none for a refused one.
+    EXPECT_EQ(cancels.at(reference), order.status == "Cancelled" ? 1 : 0);
     const int n = std::stoi(reference.substr(reference.find('-') + 1));
     ASSERT_TRUE(order.recipient.has_value());
     const std::string first = fmt::format("Customer {}", n);
     if (history.edited.contains(reference)) {
       EXPECT_THAT(order.recipient->name, AnyOf(first, first + " (edited)"));
+      // A version written a request timeout before the send that created the order is what it carries.
+      const auto sent = ledger_sent_at(reference);
+      if (sent && *sent - history.edited_at.at(reference) > kRequestTimeout) {
+        EXPECT_EQ(order.recipient->name, first + " (edited)") << "sent without the merchant's edit";
+      }
       // An edit that came too late is reported, unless a cancel superseded it (then the cancel's
       // refusal, the order having shipped, says how it went out).
       if (order.recipient->name == first && !history.cancelled_later.contains(reference)) {
-        EXPECT_THAT(result_column("note", reference), HasSubstr("changed at the merchant after it was created"));
+        EXPECT_THAT(result_column("note", reference), HasSubstr("changed at the merchant after it was sent"));
       }
     } else {
       EXPECT_EQ(order.recipient->name, first);

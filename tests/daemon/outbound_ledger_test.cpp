@@ -1,5 +1,8 @@
 #include "fulfillsync/daemon/outbound_ledger.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -66,6 +69,39 @@ TEST_F(OutboundLedgerTest, InFlightIsDurableAndACrashLeavesItUnknown) {
   // Reconciliation either adopts the provider's order or sends the same body again.
   reopened.mark_pending(kOrder, "A-1", "not found at the provider");
   EXPECT_EQ(reopened.find(kOrder, "A-1")->body, "{}");
+}
+
+// The wait before an interrupted send is looked up counts from when it was sent, not from the
+// restart: a crash loop must not push the lookup further away each time.
+TEST_F(OutboundLedgerTest, AnInterruptedSendKeepsItsSendTime) {
+  const auto path = dir / "crashed.db";
+  std::string sent_at;
+  {
+    CheckpointStore crashed(path);
+    OutboundLedger before(crashed);
+    before.offer(kOrder, "A-1", "h", "{}");
+    before.mark_in_flight(kOrder, "A-1");
+    sent_at = before.find(kOrder, "A-1")->updated_at;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CheckpointStore store_again(path);
+  OutboundLedger reopened(store_again);
+  ASSERT_EQ(reopened.recover_interrupted(), 1);
+  EXPECT_EQ(reopened.find(kOrder, "A-1")->updated_at, sent_at);
+  EXPECT_EQ(reopened.find(kOrder, "A-1")->sent_at, sent_at);
+  EXPECT_EQ(reopened.unclear(kOrder, std::chrono::milliseconds(10), 10).size(), 1u);
+  EXPECT_TRUE(reopened.unclear(kOrder, std::chrono::hours(1), 10).empty());
+}
+
+TEST_F(OutboundLedgerTest, TheProvidersCreationTimeIsKept) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A-1");
+  ledger.mark_created(kOrder, "A-1", 7, "Processing", "2026-03-01T12:00:00.000Z");
+  EXPECT_EQ(ledger.find(kOrder, "A-1")->remote_created_at, "2026-03-01T12:00:00.000Z");
+  ledger.offer(kOrder, "B-1", "h", "{}");
+  ledger.mark_in_flight(kOrder, "B-1");
+  ledger.mark_created(kOrder, "B-1", 8, "Processing");
+  EXPECT_EQ(ledger.find(kOrder, "B-1")->remote_created_at, "");
 }
 
 TEST_F(OutboundLedgerTest, AnUnknownRowIsAdoptedWhenTheProviderHasIt) {

@@ -40,6 +40,7 @@ TEST_F(PushSyncTest, ThousandOrdersHundredCancelsAndHundredReturnsArriveExactlyO
     EXPECT_EQ(ret.inventory[0].quantity, 1 + i % 2);
     EXPECT_EQ(result_column("state", reference, "fulfillsync_return_sync"), "created");
     EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_return_sync"), std::to_string(ret.id));
+    EXPECT_NE(result_column("remote_created_at", reference, "fulfillsync_return_sync"), "");
   }
   EXPECT_EQ(creates(), std::make_pair(1000L, 100L));
 
@@ -55,15 +56,19 @@ TEST_F(PushSyncTest, KilledAtEveryFailpointStillDeliversEverythingOnce) {
   const std::vector<std::string> failpoints = {
       "intake.before_commit",
       "push_orders.before_send",
+      "push_orders.after_mark",
       "push_orders.after_response",
       "push_orders.after_ledger_commit",
       "push_orders.after_result_write",
       "push_orders.after_reconcile_lookup",
       "push_cancels.before_send",
+      "push_cancels.after_mark",
       "push_cancels.after_response",
       "push_cancels.after_ledger_commit",
       "push_cancels.after_result_write",
+      "push_cancels.after_reconcile_lookup",
       "push_returns.before_send",
+      "push_returns.after_mark",
       "push_returns.after_response",
       "push_returns.after_ledger_commit",
       "push_returns.after_result_write",
@@ -86,7 +91,7 @@ TEST_F(PushSyncTest, KilledAtEveryFailpointStillDeliversEverythingOnce) {
     }
     if (failpoint.ends_with("after_reconcile_lookup")) {
       // Lookups happen only after an unclear send: a crash while in flight makes them.
-      const auto first = once(arm(job + ".before_send"));
+      const auto first = once(arm(job + ".after_mark"));
       ASSERT_EQ(first.exit_status, kKilled) << first.stderr_text;
     }
     const auto killed = once(arm(failpoint));
@@ -301,7 +306,7 @@ TEST_F(PushSyncTest, ACancelBeforeCreationNeverCreatesAndAChangeAfterItIsReporte
   EXPECT_EQ(orders.at("CXL-0003").recipient->address->address1, "3 Main Street");
   EXPECT_EQ(result_column("state", "CXL-0003"), "created");
   EXPECT_THAT(result_column("note", "CXL-0003"), HasSubstr("cannot apply"));
-  EXPECT_THAT(result.stderr_text, HasSubstr("CXL-0003 changed at the merchant after it was created"));
+  EXPECT_THAT(result.stderr_text, HasSubstr("CXL-0003 changed at the merchant after it was sent"));
   EXPECT_EQ(creates().first, 2);
 }
 
@@ -350,6 +355,125 @@ TEST_F(PushSyncTest, HistoryBeforeTheStartingPointIsNeverPushedAndDryRunSendsNot
   const auto orders = provider_orders();
   EXPECT_EQ(orders.size(), 2u);
   EXPECT_FALSE(orders.contains("OLD-1"));
+}
+
+// One create answered 503 (unclear: it may have been processed); the merchant corrects the address a
+// second later. The lookup finds the order absent, so it is sent again: as the merchant last wrote
+// it, with no note claiming a change after creation. The same for a return.
+TEST_F(PushSyncTest, AfterAnUnclearCreateTheRowIsSentAsTheMerchantLastWroteIt) {
+  start_sandbox();
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;503=1|route=POST /*/return;503=1").status,
+            200);
+  insert_orders("FIX", 1);
+  insert_returns("RFIX", 1);
+  auto running = run_in_background();
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("503") < 2;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  std::this_thread::sleep_for(1s);
+  execute("UPDATE fulfillsync_orders SET address1 = '9 Corrected Road' WHERE reference_id = 'FIX-0001'");
+  execute("UPDATE fulfillsync_returns SET tracking_number = '1ZCORRECTED' WHERE reference_id = 'RFIX-001'");
+  EXPECT_TRUE(wait_for_result("FIX-0001", "created", 30s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("RFIX-001", "created", 30s, "fulfillsync_return_sync")) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+
+  const auto orders = provider_orders();
+  ASSERT_TRUE(orders.contains("FIX-0001"));
+  EXPECT_EQ(orders.at("FIX-0001").recipient->address->address1, "9 Corrected Road");
+  EXPECT_EQ(result_column("note", "FIX-0001"), "");
+  const auto returns = provider_returns();
+  ASSERT_TRUE(returns.contains("RFIX-001"));
+  EXPECT_EQ(returns.at("RFIX-001").tracking_number, "1ZCORRECTED");
+  EXPECT_EQ(result_column("note", "RFIX-001", "fulfillsync_return_sync"), "");
+  EXPECT_EQ(creates(), std::make_pair(1L, 1L));
+}
+
+// A kill in the middle of a backlog leaves in flight only the sends that were leaving (at most the
+// job's concurrency), and after the restart the rest go out at once: only those few wait for the
+// lookup, which counts from their send time.
+TEST_F(PushSyncTest, AKillDuringABacklogDelaysOnlyWhatWasInFlight) {
+  start_sandbox();
+  std::string config = read_file(config_path);
+  config.replace(config.find("request_timeout: 5s"), 19, "request_timeout: 20s");
+  write_file(config_path, config);
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=100").status, 200);
+  insert_orders("BACKLOG", 100);
+  auto running = run_in_background();
+  for (const auto deadline = std::chrono::steady_clock::now() + 30s; creates().first < 20;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
+    std::this_thread::sleep_for(10ms);
+  }
+  running->send_signal(SIGKILL);
+  ASSERT_EQ(running->wait_for_exit(10s), kKilled);
+  ASSERT_LT(creates().first, 100) << "the kill came too late to test anything";
+  // push_orders runs 4 sends at a time: nothing else may be in flight.
+  EXPECT_LE(ledger_count("in_flight"), 4);
+  EXPECT_GE(ledger_count("pending"), 100 - creates().first - 4);
+
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  const auto restarted = std::chrono::steady_clock::now();
+  running = run_in_background();
+  // The orders never sent go out without waiting for any lookup (20 s); the interrupted ones follow
+  // once request_timeout has passed since they were sent.
+  const auto all_but_interrupted = [&] { return count("SELECT count(*) FROM fulfillsync_order_sync WHERE state = "
+                                                      "'created'") >= 100 - 4; };
+  while (!all_but_interrupted() && std::chrono::steady_clock::now() < restarted + 15s) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(all_but_interrupted()) << running->stderr_text();
+  for (int i = 1; i <= 100; ++i) {
+    const std::string reference = fmt::format("BACKLOG-{:04}", i);
+    const auto left = restarted + 25s - std::chrono::steady_clock::now();
+    EXPECT_TRUE(wait_for_result(reference, "created",
+                                std::max(std::chrono::duration_cast<std::chrono::milliseconds>(left), 0ms)))
+        << reference << " not created within request_timeout + 5 s of the restart\n"
+        << running->stderr_text();
+  }
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  expect_orders_delivered("BACKLOG", 100);
+  EXPECT_EQ(creates().first, 100);
+}
+
+// A cancel whose answer is lost is settled by reading the order: applied (Cancelled) means done,
+// and only a cancel that never arrived is sent again. The provider processes each cancel once.
+TEST_F(PushSyncTest, AnUnclearCancelIsSettledByReadingTheOrderAndProcessedOnce) {
+  start_sandbox();
+  insert_orders("UCXL", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  auto running = run_in_background();
+
+  // Processed, then the answer dropped.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order/*;drop_after=1").status, 200);
+  request_cancel("UCXL-0001");
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("drop_after") == 0;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  EXPECT_TRUE(wait_for_result("UCXL-0001", "cancelled", 30s)) << running->stderr_text();
+
+  // Dropped before it was processed: read as not cancelled, so sent again.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order/*;drop_before=1").status, 200);
+  request_cancel("UCXL-0002");
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("drop_before") == 0;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  EXPECT_TRUE(wait_for_result("UCXL-0002", "cancelled", 30s)) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+
+  const auto processed = cancels_processed();
+  EXPECT_EQ(processed.at("UCXL-0001"), 1);
+  EXPECT_EQ(processed.at("UCXL-0002"), 1);
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.at("UCXL-0001").status, "Cancelled");
+  EXPECT_EQ(orders.at("UCXL-0002").status, "Cancelled");
 }
 
 }  // namespace

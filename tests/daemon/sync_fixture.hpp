@@ -348,6 +348,7 @@ class SyncFixture : public ::testing::Test {
       EXPECT_EQ(states.count(reference) ? states.at(reference) : "(none)", cancel ? "cancelled" : "created")
           << reference;
       EXPECT_EQ(result_column("remote_id", reference), std::to_string(order.id)) << reference;
+      EXPECT_NE(result_column("remote_created_at", reference), "") << reference;
     }
     EXPECT_EQ(seen, count);
   }
@@ -387,6 +388,45 @@ class SyncFixture : public ::testing::Test {
       }
     }
     return shipments;
+  }
+
+  // reference id -> the cancel requests the sandbox processed for that order (answered 200).
+  std::map<std::string, std::int64_t> cancels_processed() {
+    const auto response = sandbox->admin("GET", "/_sandbox/orders");
+    EXPECT_EQ(response.status, 200) << response.body;
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string body(response.body);
+    std::map<std::string, std::int64_t> counts;
+    auto document = parser.iterate(body);
+    for (auto order : document.get_array()) {
+      std::string_view reference;
+      if (order.find_field_unordered("reference_id").get_string().get(reference)) continue;
+      counts[std::string(reference)] = order.find_field_unordered("cancels_processed").get_int64().value();
+    }
+    return counts;
+  }
+
+  // How many ledger entries are in `state`, read from the checkpoint store as an operator would.
+  long ledger_count(std::string_view state) {
+    SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
+    SQLite::Statement query(store, "SELECT count(*) FROM outbound_ledger WHERE state = ?");
+    query.bind(1, std::string(state));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  }
+
+  // Waits up to `limit` for the result table to show `state` for `reference`.
+  bool wait_for_result(const std::string& reference, std::string_view state, std::chrono::milliseconds limit,
+                       std::string_view table = "fulfillsync_order_sync") {
+    for (const auto deadline = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < deadline;) {
+      try {
+        if (result_column("state", reference, table) == state) return true;
+      } catch (const SQLite::Exception&) {
+        // The result tables do not exist yet.
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
   }
 
   std::map<std::int64_t, MerchantShipment> merchant_shipments() {

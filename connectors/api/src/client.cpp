@@ -60,6 +60,10 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
       metrics_.observe_call(request.route, outcome);
       co_return outcome;
     }
+    if (request.before_send) {
+      co_await request.before_send();
+      request.before_send = nullptr;
+    }
     HttpRequest attempt = http;
     attempt.body = request.body;
     attempt.headers.emplace_back("Authorization", "Bearer " + *token);

@@ -10,18 +10,22 @@
 
 namespace fulfillsync::daemon {
 
-inline constexpr std::array<std::string_view, 24> kFailpoints = {
+inline constexpr std::array<std::string_view, 28> kFailpoints = {
     "intake.before_commit",                // source rows read and offered, before the ledger commit
-    "push_orders.before_send",             // entries durably in_flight, nothing sent yet
+    "push_orders.before_send",             // a chunk taken, nothing in flight yet
+    "push_orders.after_mark",              // sends durably in_flight, about to leave
     "push_orders.after_response",          // answers received, before the ledger records them
     "push_orders.after_ledger_commit",     // ledger committed, before the merchant's result write
     "push_orders.after_result_write",      // result rows written, before the ledger knows
     "push_orders.after_reconcile_lookup",  // the provider looked up, before the ledger adopts
     "push_cancels.before_send",
+    "push_cancels.after_mark",
     "push_cancels.after_response",
     "push_cancels.after_ledger_commit",
     "push_cancels.after_result_write",
+    "push_cancels.after_reconcile_lookup",  // the orders read, before the ledger settles the cancels
     "push_returns.before_send",
+    "push_returns.after_mark",
     "push_returns.after_response",
     "push_returns.after_ledger_commit",
     "push_returns.after_result_write",

@@ -8,9 +8,10 @@
 //         not sent)  ◀─────────────┘                                 crash while in flight)
 //   pending, rejected, unknown (found absent) ──withdraw──▶ withdrawn (never to be sent)
 //
-// `in_flight` is on disk before a request leaves; a row found `in_flight` at start was interrupted
-// and becomes `unknown`. An `unknown` row is looked up at the provider before it is ever sent
-// again: found, it is adopted (created); absent, it goes back to pending with the same body.
+// `in_flight` is on disk just before its request leaves (not before it waits for the rate budget);
+// a row found `in_flight` at start was interrupted and becomes `unknown`, keeping its send time. An
+// `unknown` row is looked up at the provider before it is ever sent again: found, it is adopted
+// (created); absent, it goes back to pending, and the caller offers the row's current version.
 //
 // Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
 // table is written after the ledger commit, and replayed from here when that write fails.
@@ -36,6 +37,11 @@
 namespace fulfillsync::daemon {
 
 enum class LedgerKind { order_create, order_cancel, return_create };
+
+// The note on a row version that came after its create was sent: the provider has (or may have) the
+// earlier version, and the API cannot change an order or return it has created.
+inline constexpr std::string_view kChangedAfterSending =
+    "changed at the merchant after it was sent to the provider; the API cannot apply the change";
 enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
 
 std::string_view to_string(LedgerKind kind);
@@ -49,12 +55,14 @@ struct LedgerEntry {
   int attempts = 0;
   std::string body;  // the request body, built once per row version and resent unchanged
   std::optional<std::int64_t> remote_id;
-  std::string remote_status;  // the provider's status in its answer
+  std::string remote_status;      // the provider's status in its answer
+  std::string remote_created_at;  // when the provider created it (ISO 8601), "" when not known
   std::string last_error;
   std::string note;  // a change at the merchant the API cannot apply
   bool result_pending = true;
   std::string created_at;
   std::string updated_at;
+  std::string sent_at;  // when its request last left; "" before the first send
 };
 
 // What offer() did with a source row version.
@@ -62,8 +70,8 @@ enum class Offer {
   queued,        // new, or a changed version of a pending/rejected/withdrawn row: pending with the new body
   unchanged,     // the ledger already has this version; nothing to do
   held,          // a changed version while a send is in flight or unknown: the old body is settled first
-  already_sent,  // a changed version of a created row: the API cannot apply it. The version and a
-                 // note are recorded (so it is reported once); the caller warns.
+  already_sent,  // a changed version of a row already sent and created: the API cannot apply it. The
+                 // version and a note are recorded (so it is reported once); the caller warns.
 };
 
 class OutboundLedger {
@@ -82,7 +90,8 @@ class OutboundLedger {
   };
   Batch batch() { return Batch(*this); }
 
-  // At start: every row left in_flight by a crash becomes unknown. Returns how many.
+  // At start: every row left in_flight by a crash becomes unknown. Its updated_at stays the time it
+  // was sent, from which the wait before its lookup counts. Returns how many.
   int recover_interrupted();
 
   std::optional<LedgerEntry> find(LedgerKind kind, std::string_view source_key);
@@ -94,8 +103,9 @@ class OutboundLedger {
 
   // Durably marks the row as being sent (attempts + 1). Must precede the request.
   void mark_in_flight(LedgerKind kind, std::string_view source_key);
+  // `remote_created_at`: the provider's creation time (ISO 8601), "" when its answer has none.
   void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
-                    std::string_view remote_status);
+                    std::string_view remote_status, std::string_view remote_created_at = {});
   void mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason);
   void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
   // Not executed (429, not sent): back to pending, the same body.
@@ -107,8 +117,8 @@ class OutboundLedger {
 
   // Rows in `state` of `kind`, oldest change first, at most `limit`.
   std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
-  // Entries left unknown (sent without a clear answer) and unchanged for at least `quiet`, oldest first,
-  // at most `limit`. Until then the provider may still act on the send (it was queued or slow, or the
+  // Entries left unknown (sent without a clear answer, or interrupted) and unchanged for at least
+  // `quiet` since their answer or, when interrupted, since they were sent; oldest first, at most `limit`. Until then the provider may still act on the send (it was queued or slow, or the
   // process that sent it died just before), so a lookup finding nothing could have it sent twice.
   std::vector<LedgerEntry> unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit);
 
@@ -137,7 +147,7 @@ class OutboundLedger {
   // Moves a row from one of `from` to `to`; a row in any other state is a broken invariant.
   void transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
                   LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> remote_status,
-                  std::optional<std::string_view> error);
+                  std::optional<std::string_view> error, std::optional<std::string_view> remote_created_at = {});
   CheckpointStore& store_;
 };
 

@@ -1,16 +1,22 @@
 #pragma once
 // The push jobs: push_orders and push_returns create what the intake queued in the outbound ledger,
-// exactly once in effect; push_cancels cancels created orders whose rows ask for it. Each run:
+// exactly once in effect; push_cancels cancels created orders whose rows ask for it, also exactly
+// once. Each run:
 //   1. takes the source table's changes into the ledger (SourceIntake);
-//   2. looks up `unknown` entries at the provider (GET ?ReferenceIds=) and adopts or requeues them;
-//   3. marks a chunk of pending entries in_flight in one commit, sends them at bounded concurrency,
-//      and records every outcome in one commit;
+//   2. looks up `unknown` entries at the provider, several per request: a create by
+//      GET ?ReferenceIds= (found: adopted; absent: the row is read again and its current version
+//      queued), a cancel by GET /order?IDs= (Cancelled: done; otherwise: sent again);
+//   3. sends a chunk of pending entries at bounded concurrency, each marked in_flight just before it
+//      leaves (the marks of sends leaving together share a commit), and records every outcome in one
+//      commit;
 //   4. writes the merchant's result rows (ResultWriter).
 // A 429 leaves entries pending and backs the job off; a 401/403 pauses the job and raises the alarm.
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "fulfillsync/api/client.hpp"
 #include "fulfillsync/api/models/api_version.hpp"
@@ -36,6 +42,14 @@ struct PushContext {
   std::chrono::milliseconds unclear_lookup_delay;
 };
 
+// What the provider has of an order or return, as a lookup or a create's answer shows it.
+struct RemoteRecord {
+  std::int64_t id = 0;
+  std::string reference_id;
+  std::string status;
+  std::string created_at;  // ISO 8601; "" when the answer has none
+};
+
 class PushJob : public Job {
  public:
   // `poll_source` runs the intake of the job's source table and returns whether more rows wait.
@@ -43,9 +57,21 @@ class PushJob : public Job {
   bool paused() const override;
 
  protected:
-  // The entries taken per run: the batch size, but no more than about ten seconds of the rate
-  // budget, so that a stop or a crash leaves few entries in flight.
+  // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
   int chunk_size() const;
+
+  // GET `route` with `filter`=`values` (comma-separated, one page): what the provider has of them.
+  // Nothing when the lookup failed; then `run` says so and backs off.
+  boost::asio::awaitable<std::optional<std::vector<RemoteRecord>>> look_up(LedgerKind kind, std::string filter,
+                                                                          std::string values, JobRun& run);
+
+  // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) just before
+  // it leaves. Stops starting new ones after a 429, 401 or 403, or at a stop. Returns each request's
+  // answer, nothing for one not sent (its entry stays pending). Should a mark fail to commit, the
+  // answers received are recorded through `record` and the error is rethrown.
+  boost::asio::awaitable<void> send_marked(
+      LedgerKind kind, const std::vector<std::string>& keys, std::vector<api::ApiRequest> requests,
+      const std::function<void(std::size_t, const std::optional<api::Outcome>&, bool sent)>& record);
 
   PushContext context_;
   config::JobConfig config_;
@@ -56,7 +82,10 @@ class PushJob : public Job {
 // push_orders (LedgerKind::order_create) or push_returns (LedgerKind::return_create).
 class CreatePushJob final : public PushJob {
  public:
-  CreatePushJob(LedgerKind kind, PushContext context, config::JobConfig config, std::function<bool()> poll_source);
+  // `refresh_source` reads the given rows of the job's source table again and offers their current
+  // versions to the ledger (SourceIntake::refresh).
+  CreatePushJob(LedgerKind kind, PushContext context, config::JobConfig config, std::function<bool()> poll_source,
+                std::function<void(std::span<const std::string>)> refresh_source);
   std::string_view name() const override;
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override;
@@ -64,13 +93,14 @@ class CreatePushJob final : public PushJob {
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
   boost::asio::awaitable<void> send(JobRun& run);
-  // `answer` is nothing for an entry left unsent.
-  void record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, JobRun& run);
+  // `answer` is nothing for an entry left unsent; `sent`: it was marked in flight.
+  void record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, bool sent, JobRun& run);
   // An order create whose row asks for a cancel is never sent: both entries are withdrawn.
   bool withdraw_if_cancelled(const LedgerEntry& entry);
   std::string failpoint_name(std::string_view step) const;
 
   LedgerKind kind_;
+  std::function<void(std::span<const std::string>)> refresh_source_;
 };
 
 class CancelPushJob final : public PushJob {
@@ -82,7 +112,9 @@ class CancelPushJob final : public PushJob {
   int backlog() override;
 
  private:
-  void record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer, JobRun& run);
+  boost::asio::awaitable<void> reconcile(JobRun& run);
+  void record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer, bool sent,
+              JobRun& run);
 };
 
 }  // namespace fulfillsync::daemon

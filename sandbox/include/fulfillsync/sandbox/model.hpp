@@ -188,6 +188,7 @@ struct Order {
   TimePoint last_update{};  // the latest of creation, cancel and shipment updates (for the filters)
   std::vector<OrderLine> lines;
   std::vector<Shipment> shipments;
+  std::uint32_t cancels_processed = 0;  // cancel requests answered 200 (admin view: exactly-once proofs)
 };
 
 enum class ReturnStatus : std::uint8_t { awaiting_arrival, arrived, processing, completed, cancelled };

@@ -2,6 +2,7 @@
 // The one place that talks to the provider: every call goes through the shared rate budget, carries
 // the token and the channel, is retried when that is safe, and ends as one Outcome.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -27,6 +28,10 @@ struct ApiRequest {
   Priority priority = Priority::pull;
   bool idempotent = true;     // whether a lost answer may be retried by sending again
   bool with_channel = false;  // sends service_channel_id (required on creating calls)
+  // Awaited once, just before the request first leaves (after the rate budget and the token): where
+  // a caller makes the send durable, so that a crash leaves in flight only what may have been sent.
+  // Should it throw, nothing is sent and the exception leaves call().
+  std::function<boost::asio::awaitable<void>()> before_send{};
 };
 
 struct ClientOptions {
