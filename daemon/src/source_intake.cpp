@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
 #include "fulfillsync/merchant/request_mapping.hpp"
@@ -31,7 +32,8 @@ constexpr std::string_view create_job() {
   return std::is_same_v<Row, OrderRow> ? "push_orders" : "push_returns";
 }
 
-// The body for one row version, or the reasons it cannot be sent.
+// The body for one row version, or the reasons it cannot be sent (printable: they reach logs and
+// the result table).
 template <typename Row>
 std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersion version) {
   auto mapped = [&] {
@@ -40,8 +42,15 @@ std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersio
   }();
   if (!mapped.ok()) return std::variant<std::string, std::string>(std::in_place_index<1>, mapped.reason());
   api::Encoded body = api::encode(*mapped.request, version);
-  if (!body) return std::variant<std::string, std::string>(std::in_place_index<1>, body.error().to_string());
+  if (!body) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>, text::printable(body.error().to_string()));
+  }
   return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(*body));
+}
+
+template <typename Row>
+constexpr std::string_view noun() {
+  return std::is_same_v<Row, OrderRow> ? "order" : "return";
 }
 
 }  // namespace
@@ -171,11 +180,11 @@ void SourceIntake<Row>::take(const Row& row) {
         if (create && create->state == LedgerState::withdrawn) return;
         ledger_.withdraw(kind, key, row.content_hash, kCancelledBeforeCreation);
         metrics_.count_items(job, "withdrawn");
-        spdlog::info("order {}: {}", key, kCancelledBeforeCreation);
+        spdlog::info("order {}: {}", text::printable(key), kCancelledBeforeCreation);
       } else {
         // Sent or being sent: the cancel follows once the create is settled.
         ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");
-        spdlog::debug("order {}: cancel queued", key);
+        spdlog::debug("order {}: cancel queued", text::printable(key));
       }
       return;
     }
@@ -189,8 +198,7 @@ void SourceIntake<Row>::take(const Row& row) {
       if (!valid) {
         ledger_.mark_rejected(kind, key, std::get<1>(body));
         metrics_.count_items(job, "invalid");
-        spdlog::warn("{} {} rejected: {}", kind == LedgerKind::order_create ? "order" : "return", key,
-                     std::get<1>(body));
+        spdlog::warn("{} {} rejected: {}", noun<Row>(), text::printable(key), std::get<1>(body));
       }
       break;
     case Offer::unchanged: break;
@@ -199,7 +207,7 @@ void SourceIntake<Row>::take(const Row& row) {
       metrics_.count_unapplied_change(kind);
       spdlog::warn("{} {} changed at the merchant after it was created; the API cannot apply the change "
                    "(noted in the result table)",
-                   kind == LedgerKind::order_create ? "order" : "return", key);
+                   noun<Row>(), text::printable(key));
       break;
   }
 }

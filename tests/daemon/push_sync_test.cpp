@@ -352,5 +352,27 @@ TEST_F(PushSyncTest, HistoryBeforeTheStartingPointIsNeverPushedAndDryRunSendsNot
   EXPECT_FALSE(orders.contains("OLD-1"));
 }
 
+// A reference id is printed escaped where it is not printable text, in the log and in status.
+TEST_F(PushSyncTest, KeysTheProviderCannotBeTrustedWithAreRejectedAndPrintedEscaped) {
+  start_sandbox();
+  insert_order("OK-0001", 1);
+  insert_order("  ", 2);
+  insert_order(" PAD-0001", 3);
+  insert_order("BAD-\xff", 4);
+  const auto result = once();
+  EXPECT_EQ(result.exit_status, kRowsStayRejected) << result.stderr_text;
+  EXPECT_EQ(result_column("state", "OK-0001"), "created");
+  EXPECT_THAT(result_column("last_error", "  "), HasSubstr("reference_id is blank, found '  '"));
+  EXPECT_THAT(result_column("last_error", " PAD-0001"), HasSubstr("reference_id must not begin or end with white space"));
+  EXPECT_THAT(result_column("last_error", "BAD-\xff"),
+              HasSubstr("reference_id is not valid UTF-8 text, found 'BAD-\\xff'"));
+  EXPECT_EQ(creates().first, 1);
+  EXPECT_THAT(result.stderr_text, HasSubstr("order BAD-\\xff rejected"));
+  EXPECT_THAT(result.stderr_text, ::testing::Not(HasSubstr("\xff")));
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("order BAD-\\xff"));
+  EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("\xff")));
+}
+
 }  // namespace
 }  // namespace fulfillsync::testing
