@@ -100,6 +100,7 @@ void read_merchant(Section section, MerchantConfig& out) {
   section.read("manage_result_tables", out.manage_result_tables, Need::optional, detail::boolean());
   section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
   section.read("look_back", out.look_back, Need::optional, detail::duration(0ms, 7 * 24h));
+  section.read("max_clock_skew", out.max_clock_skew, Need::optional, detail::duration(0ms, 24h));
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
 }
 

@@ -9,7 +9,9 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
 #include "fulfillsync/merchant/request_mapping.hpp"
 
@@ -31,7 +33,8 @@ constexpr std::string_view create_job() {
   return std::is_same_v<Row, OrderRow> ? "push_orders" : "push_returns";
 }
 
-// The body for one row version, or the reasons it cannot be sent.
+// The body for one row version, or the reasons it cannot be sent (printable: they reach logs and
+// the result table).
 template <typename Row>
 std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersion version) {
   auto mapped = [&] {
@@ -40,8 +43,52 @@ std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersio
   }();
   if (!mapped.ok()) return std::variant<std::string, std::string>(std::in_place_index<1>, mapped.reason());
   api::Encoded body = api::encode(*mapped.request, version);
-  if (!body) return std::variant<std::string, std::string>(std::in_place_index<1>, body.error().to_string());
+  if (!body) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>, text::printable(body.error().to_string()));
+  }
   return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(*body));
+}
+
+template <typename Row>
+constexpr std::string_view noun() {
+  return std::is_same_v<Row, OrderRow> ? "order" : "return";
+}
+
+// The ledger's version of a row rejected for an updated_at ahead of the clock: its content at that
+// updated_at. The same content read again once the clock (or a corrected updated_at) lets it in is
+// another version, so it is taken then; read again while still ahead, it is the same one.
+template <typename Row>
+std::string ahead_version(const Row& row) {
+  return fmt::format("{} at {}", row.content_hash, text::printable(row.updated_at));
+}
+
+// Rejects a row the change feed found ahead of the clock (recorded like a row that fails
+// validation, so the result table and `status` show why), unless this version was already.
+template <typename Row>
+void reject_ahead(OutboundLedger& ledger, SyncMetrics& metrics, const Row& row, config::Duration max_clock_skew) {
+  constexpr LedgerKind kind = create_kind<Row>();
+  const std::string reason =
+      timestamps::parse_iso8601(row.updated_at)
+          ? fmt::format("updated_at is in the future: {} is more than {} ahead of this server's clock "
+                        "(merchant.max_clock_skew); taken once it is corrected or the clock reaches it",
+                        merchant::Field::of(row.updated_at).describe(), config::format_duration(max_clock_skew))
+          : fmt::format("updated_at is not a time of the form YYYY-MM-DDTHH:MM:SS.SSSZ, and sorts after this "
+                        "server's clock: {}",
+                        merchant::Field::of(row.updated_at).describe());
+  switch (ledger.offer(kind, row.reference_id, ahead_version(row), "")) {
+    case Offer::queued:
+      ledger.mark_rejected(kind, row.reference_id, reason);
+      metrics.count_items(create_job<Row>(), "invalid");
+      break;
+    case Offer::already_sent: break;  // created before: the ledger notes the change it cannot apply
+    case Offer::unchanged: return;
+    case Offer::held:
+      spdlog::debug("{} {}: being sent; its version ahead of the clock is judged once that settles", noun<Row>(),
+                    text::printable(row.reference_id));
+      return;
+  }
+  metrics.count_row_ahead_of_clock(kind);
+  spdlog::warn("{} {} rejected: {}", noun<Row>(), text::printable(row.reference_id), reason);
 }
 
 }  // namespace
@@ -93,8 +140,17 @@ template <typename Row>
 merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
   const merchant::ChangeCursor floor{options_.starting_point, ""};
   merchant::ChangeCursor start = floor;
-  if (const auto saved = store_.cursor(cursor_name())) {
-    if (auto cursor = decode_cursor(*saved)) start = std::max(*cursor, floor);
+  const auto saved = store_.cursor(cursor_name());
+  const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
+  if (cursor && *cursor > floor &&
+      *cursor > merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now())) {
+    // Saved by a version that let a row's updated_at far in the future move it: every row written
+    // since sorts before it. Rows read again are recognised by the ledger, not sent twice.
+    spdlog::warn("{}: the saved read position {} is ahead of this server's clock; reading again from the "
+                 "starting point {}",
+                 cursor_name(), text::printable(cursor->updated_at), floor.updated_at);
+  } else if (cursor) {
+    start = std::max(*cursor, floor);
   }
   return merchant::ChangeFeed<Row>(db_, options_.feed, start, floor);
 }
@@ -106,12 +162,13 @@ bool SourceIntake<Row>::poll(int max_batches) {
     for (int i = 0; i < max_batches && more; ++i) {
       auto batch = feed_->poll();
       more = batch.more;
-      if (batch.rows.empty() && held_.empty()) continue;
+      if (batch.rows.empty() && batch.ahead.empty() && held_.empty()) continue;
 
       // Rows whose version the ledger has already are skipped without building their bodies.
       std::vector<std::string> keys;
-      keys.reserve(batch.rows.size());
+      keys.reserve(batch.rows.size() + batch.ahead.size());
       for (const Row& row : batch.rows) keys.push_back(row.reference_id);
+      for (const Row& row : batch.ahead) keys.push_back(row.reference_id);
       const auto known = ledger_.hashes(create_kind<Row>(), keys);
       std::map<std::string, std::string, std::less<>> cancels;
       if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
@@ -120,6 +177,7 @@ bool SourceIntake<Row>::poll(int max_batches) {
       // A row read now is its latest version: an older one held back must not be offered after it
       // (it could bring back an order the newer version cancelled).
       for (const Row& row : batch.rows) held_.erase(row.reference_id);
+      for (const Row& row : batch.ahead) held_.erase(row.reference_id);
       for (auto it = held_.begin(); it != held_.end();) {
         const Row row = std::move(it->second);
         it = held_.erase(it);
@@ -134,6 +192,12 @@ bool SourceIntake<Row>::poll(int max_batches) {
         }
         const auto found = known.find(row.reference_id);
         if (found == known.end() || found->second != row.content_hash) take(row);
+      }
+      for (const Row& row : batch.ahead) {
+        const auto found = known.find(row.reference_id);
+        if (found == known.end() || found->second != ahead_version(row)) {
+          reject_ahead(ledger_, metrics_, row, options_.feed.max_clock_skew);
+        }
       }
       failpoint("intake.before_commit");
       save_cursor();
@@ -154,9 +218,11 @@ void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
     if constexpr (std::is_same_v<Row, OrderRow>) return db_.read_orders(keys);
     else return db_.read_returns(keys);
   }();
+  const merchant::ChangeCursor limit = merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now());
   for (const Row& row : rows) {
     held_.erase(row.reference_id);  // superseded by the version read now
-    take(row);
+    if (merchant::ChangeCursor{row.updated_at, row.reference_id} < limit) take(row);
+    else reject_ahead(ledger_, metrics_, row, options_.feed.max_clock_skew);
   }
 }
 
@@ -183,11 +249,11 @@ void SourceIntake<Row>::take(const Row& row) {
         if (create && create->state == LedgerState::withdrawn) return;
         ledger_.withdraw(kind, key, row.content_hash, kCancelledBeforeCreation);
         metrics_.count_items(job, "withdrawn");
-        spdlog::info("order {}: {}", key, kCancelledBeforeCreation);
+        spdlog::info("order {}: {}", text::printable(key), kCancelledBeforeCreation);
       } else {
         // Sent or being sent: the cancel follows once the create is settled.
         ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");
-        spdlog::debug("order {}: cancel queued", key);
+        spdlog::debug("order {}: cancel queued", text::printable(key));
       }
       return;
     }
@@ -201,16 +267,14 @@ void SourceIntake<Row>::take(const Row& row) {
       if (!valid) {
         ledger_.mark_rejected(kind, key, std::get<1>(body));
         metrics_.count_items(job, "invalid");
-        spdlog::warn("{} {} rejected: {}", kind == LedgerKind::order_create ? "order" : "return", key,
-                     std::get<1>(body));
+        spdlog::warn("{} {} rejected: {}", noun<Row>(), text::printable(key), std::get<1>(body));
       }
       break;
     case Offer::unchanged: break;
     case Offer::held: held_.insert_or_assign(key, row); break;
     case Offer::already_sent:
       metrics_.count_unapplied_change(kind);
-      spdlog::warn("{} {} {} (noted in the result table)", kind == LedgerKind::order_create ? "order" : "return", key,
-                   kChangedAfterSending);
+      spdlog::warn("{} {} {} (noted in the result table)", noun<Row>(), text::printable(key), kChangedAfterSending);
       break;
   }
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/job_stats.hpp"
 #include "fulfillsync/daemon/progress_report.hpp"
@@ -26,10 +27,15 @@ std::string_view noun(LedgerKind kind) {
   return "order";
 }
 
-// Reference ids may be 300 characters long: enough of one to find it.
+// Reference ids may be 300 characters long: enough of one to find it, escaped where it is not
+// printable (the merchant's text reaches a terminal).
 std::string shortened(const std::string& reference) {
   constexpr std::size_t kShown = 40;
-  return reference.size() <= kShown ? reference : reference.substr(0, kShown - 3) + "...";
+  const std::string shown = text::printable(reference);
+  if (shown.size() <= kShown) return shown;
+  std::size_t cut = kShown - 3;
+  while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return shown.substr(0, cut) + "...";
 }
 
 }  // namespace
@@ -52,7 +58,7 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
     out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
     for (const auto& entry : rejected) {
       out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), shortened(entry.source_key), entry.updated_at,
-                         entry.last_error);
+                         text::printable(entry.last_error));
     }
   }
   return out;
@@ -73,7 +79,9 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
     const std::string table = name.substr(name.find(':') + 1);
     out += fmt::format("Read {} up to {}", table,
-                       cursor ? fmt::format("{} {}", cursor->updated_at, cursor->reference_id) : "nothing yet");
+                       cursor ? fmt::format("{} {}", text::printable(cursor->updated_at),
+                                            text::printable(cursor->reference_id))
+                              : "nothing yet");
     if (merchant != nullptr && since) {
       const merchant::ChangeCursor after = cursor ? std::max(*cursor, merchant::ChangeCursor{*since, ""})
                                                   : merchant::ChangeCursor{*since, ""};
@@ -116,7 +124,8 @@ std::string format_pull_side(CheckpointStore& store) {
   const auto failing = marks.in_state(MarkState::pending, 1000);
   for (const auto& mark : failing) {
     if (!mark.last_error.empty()) {
-      out += fmt::format("  shipment {}: {} attempts, last: {}\n", mark.shipment_id, mark.attempts, mark.last_error);
+      out += fmt::format("  shipment {}: {} attempts, last: {}\n", mark.shipment_id, mark.attempts,
+                         text::printable(mark.last_error));
     }
   }
 

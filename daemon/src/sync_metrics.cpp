@@ -26,6 +26,11 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                                  .Help("Failed writes to the merchant's result tables (replayed later).")
                                  .Register(registry)
                                  .Add({})),
+      ahead_of_clock_(prometheus::BuildCounter()
+                          .Name("fulfillsync_source_rows_ahead_of_clock_total")
+                          .Help("Source row versions whose updated_at is more than merchant.max_clock_skew ahead of "
+                                "this server's clock, rejected until the row or the clock moves.")
+                          .Register(registry)),
       runs_(prometheus::BuildCounter()
                 .Name("fulfillsync_job_runs_total")
                 .Help("Job runs, by result (ok, error).")
@@ -79,6 +84,10 @@ void SyncMetrics::count_unapplied_change(LedgerKind kind) {
 }
 
 void SyncMetrics::count_result_write_failure() { result_write_failures_.Increment(); }
+
+void SyncMetrics::count_row_ahead_of_clock(LedgerKind kind) {
+  ahead_of_clock_.Add({{"kind", std::string(to_string(kind))}}).Increment();
+}
 
 void SyncMetrics::observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration) {
   runs_.Add({{"job", std::string(job)}, {"result", ok ? "ok" : "error"}}).Increment();

@@ -49,6 +49,27 @@ TEST(OutcomeTest, ThrottleWaitComesFromEitherHeader) {
   EXPECT_EQ(answer(429).retry_after, 10s);
 }
 
+// The provider's validation answers repeat their first field error as `detail`
+// (provider-facts.md: ASP.NET problem details); last_error holds it once.
+TEST(OutcomeTest, ARefusalSaysEachReasonOnce) {
+  const Outcome refused = answer(422, R"({"type":"https://tools.ietf.org/html/rfc9110#section-15.5.21",)"
+                                      R"("title":"One or more validation errors occurred.","status":422,)"
+                                      R"("detail":"location_id: Fulfillment center 999 does not exist",)"
+                                      R"("instance":"/2026-07/order",)"
+                                      R"("errors":{"location_id":["Fulfillment center 999 does not exist"]}})");
+  EXPECT_EQ(refused.kind, OutcomeKind::rejected);
+  EXPECT_EQ(refused.detail, "HTTP 422: location_id: Fulfillment center 999 does not exist");
+
+  const Outcome several = answer(400, R"({"title":"Bad Request","detail":"The name is required.",)"
+                                      R"("errors":{"Recipient.Name":["The name is required."],)"
+                                      R"("Products":["At least one product is required."]}})");
+  EXPECT_EQ(several.detail,
+            "HTTP 400: Recipient.Name: The name is required.; Products: At least one product is required.");
+  // A detail of its own is kept before the field errors.
+  EXPECT_EQ(answer(400, R"({"detail":"Order rejected","errors":{"Products":["Quantity must be positive."]}})").detail,
+            "HTTP 400: Order rejected; Products: Quantity must be positive.");
+}
+
 TEST(OutcomeTest, DetailIsOneShortLine) {
   const Outcome outcome = answer(400, "line one\nline two" + std::string(500, 'x'));
   EXPECT_EQ(outcome.detail.find('\n'), std::string::npos);

@@ -61,6 +61,7 @@ TEST_F(ConfigLoaderTest, ValidFileWithDefaults) {
   EXPECT_EQ(config.merchant.sqlite.busy_timeout, 5s);
   EXPECT_EQ(config.merchant.result_table_prefix, "fulfillsync_");
   EXPECT_EQ(config.merchant.look_back, 5min);
+  EXPECT_EQ(config.merchant.max_clock_skew, 5min);
   EXPECT_EQ(config.merchant.batch_size, 250);
   EXPECT_EQ(config.api.version, "2026-07");
   EXPECT_EQ(config.api.requests_per_minute, 150);
@@ -87,6 +88,7 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "  manage_result_tables: false\n"
       "  result_table_prefix: fs_\n"
       "  look_back: 30s\n"
+      "  max_clock_skew: 1m30s\n"
       "  batch_size: 50\n"
       "api:\n"
       "  base_url: http://127.0.0.1:8080\n"
@@ -119,6 +121,7 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_FALSE(config.merchant.manage_result_tables);
   EXPECT_EQ(config.merchant.result_table_prefix, "fs_");
   EXPECT_EQ(config.merchant.look_back, 30s);
+  EXPECT_EQ(config.merchant.max_clock_skew, 90s);
   EXPECT_EQ(config.merchant.batch_size, 50);
   EXPECT_EQ(config.api.version, "2025-07");
   EXPECT_EQ(config.api.ca_file, std::filesystem::path("/etc/ssl/provider.pem"));
@@ -414,8 +417,9 @@ TEST_F(ConfigLoaderTest, PlainHttpNeedsToBeAllowedExplicitly) {
 
 TEST_F(ConfigLoaderTest, MerchantPollingKeysAreRangeChecked) {
   std::string yaml = valid();
-  yaml.insert(yaml.find("api:"), "  batch_size: 0\n  look_back: -1s\n");
+  yaml.insert(yaml.find("api:"), "  batch_size: 0\n  look_back: -1s\n  max_clock_skew: 2d\n");
   EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.look_back: '-1s' is not a duration"),
+                                           HasSubstr("merchant.max_clock_skew: 2d is out of range"),
                                            HasSubstr("merchant.batch_size: 0 is out of range: allowed 1 to 10000")));
 }
 

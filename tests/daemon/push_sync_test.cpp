@@ -476,5 +476,132 @@ TEST_F(PushSyncTest, AnUnclearCancelIsSettledByReadingTheOrderAndProcessedOnce) 
   EXPECT_EQ(orders.at("UCXL-0002").status, "Cancelled");
 }
 
+class FutureRowsTest : public PushSyncTest {
+ protected:
+  // Waits for the result row of `reference` to reach `state` (the daemon runs beside the test).
+  bool wait_for(const std::string& reference, std::string_view state,
+                std::string_view table = "fulfillsync_order_sync") {
+    return wait_for_result(reference, state, 20s, table);
+  }
+
+  // The clock, as the merchant's application writes updated_at, moved by `offset` ("+60 seconds").
+  std::string merchant_now(std::string_view offset = "+0 seconds") {
+    SQLite::Statement query(*merchant, "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)");
+    query.bind(1, std::string(offset));
+    query.executeStep();
+    return query.getColumn(0).getString();
+  }
+};
+
+// A row dated 9999-12-31 used to carry the read position there, and every order written after it
+// was never read.
+TEST_F(FutureRowsTest, ARowDatedFarAheadIsRejectedWithItsReasonAndHoldsNothingUp) {
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
+  constexpr const char* kFarAhead = "9999-12-31T23:59:59.999Z";
+  insert_order("EARLY-0001", 1);
+  insert_order("FUTURE-0001", 2, kFarAhead);
+  insert_return(*merchant, "RMA-FUTURE", 1);
+  execute(fmt::format("UPDATE fulfillsync_returns SET updated_at = '{}' WHERE reference_id = 'RMA-FUTURE'", kFarAhead));
+  std::uint16_t port = 0;
+  const auto daemon_run = start_daemon(port);
+  ChildProcess& running = *daemon_run;
+  ASSERT_NE(port, 0) << running.stderr_text();
+
+  ASSERT_TRUE(wait_for("EARLY-0001", "created")) << running.stderr_text();
+  ASSERT_TRUE(wait_for("FUTURE-0001", "rejected")) << running.stderr_text();
+  ASSERT_TRUE(wait_for("RMA-FUTURE", "rejected", "fulfillsync_return_sync")) << running.stderr_text();
+  const std::string reason = fmt::format("updated_at is in the future: '{}' is more than 5m ahead of this server's "
+                                         "clock",
+                                         kFarAhead);
+  EXPECT_THAT(result_column("last_error", "FUTURE-0001"), HasSubstr(reason));
+  EXPECT_THAT(result_column("last_error", "RMA-FUTURE", "fulfillsync_return_sync"), HasSubstr(reason));
+  EXPECT_TRUE(running.wait_for_stderr("order FUTURE-0001 rejected: " + reason, 5s)) << running.stderr_text();
+
+  // Rows written after it are read; so is one from an application server whose clock runs a minute ahead.
+  insert_order("LATER-0001", 3);
+  insert_order("AHEAD-0001", 4, merchant_now("+60 seconds"));
+  insert_return(*merchant, "RMA-LATER", 2);
+  EXPECT_TRUE(wait_for("LATER-0001", "created")) << running.stderr_text();
+  EXPECT_TRUE(wait_for("AHEAD-0001", "created")) << running.stderr_text();
+  EXPECT_TRUE(wait_for("RMA-LATER", "created", "fulfillsync_return_sync")) << running.stderr_text();
+
+  // Counted once each, however often they are read again; and shown by status.
+  const auto metrics = http_get("127.0.0.1", port, "/metrics").body;
+  EXPECT_THAT(metrics, HasSubstr("fulfillsync_source_rows_ahead_of_clock_total{kind=\"order_create\"} 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("fulfillsync_source_rows_ahead_of_clock_total{kind=\"return_create\"} 1\n"));
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, HasSubstr("order FUTURE-0001"));
+  EXPECT_THAT(status.stdout_text, HasSubstr(reason));
+
+  // Corrected, they are created.
+  execute(fmt::format("UPDATE fulfillsync_orders SET updated_at = '{}' WHERE reference_id = 'FUTURE-0001'",
+                      merchant_now()));
+  execute(fmt::format("UPDATE fulfillsync_returns SET updated_at = '{}' WHERE reference_id = 'RMA-FUTURE'",
+                      merchant_now()));
+  EXPECT_TRUE(wait_for("FUTURE-0001", "created")) << running.stderr_text();
+  EXPECT_TRUE(wait_for("RMA-FUTURE", "created", "fulfillsync_return_sync")) << running.stderr_text();
+  EXPECT_EQ(result_column("last_error", "FUTURE-0001"), "");
+  running.send_signal(SIGTERM);
+  EXPECT_EQ(running.wait_for_exit(20s), 0);
+  EXPECT_EQ(provider_orders().size(), 4u);
+  EXPECT_EQ(creates(), std::make_pair(4L, 2L));
+}
+
+// A row a little further ahead than max_clock_skew (5m) is taken once the clock reaches it, with
+// nothing else written to wake the daemon.
+TEST_F(FutureRowsTest, ARowAheadIsTakenOnceTheClockReachesIt) {
+  start_sandbox();
+  insert_order("SOON-0001", 1, merchant_now("+306 seconds"));
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for("SOON-0001", "rejected")) << running->stderr_text();
+  EXPECT_THAT(result_column("last_error", "SOON-0001"), HasSubstr("is more than 5m ahead of this server's clock"));
+  EXPECT_TRUE(wait_for("SOON-0001", "created")) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
+// A read position that such a row moved before this was fixed is not trusted: reading starts again
+// from the starting point, and what was sent already is not sent again.
+TEST_F(FutureRowsTest, AReadPositionAheadOfTheClockIsReadAgainFromTheStart) {
+  start_sandbox();
+  insert_orders("SENT", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  {
+    SQLite::Database checkpoint((dir / "checkpoint.db").string(), SQLite::OPEN_READWRITE);
+    ASSERT_EQ(checkpoint.exec("UPDATE cursors SET position = '24:9999-12-31T23:59:59.999ZSENT-0002' "
+                              "WHERE job = 'source:fulfillsync_orders'"),
+              1);
+  }
+  insert_order("LOST-0001", 3);
+  const auto result = once();
+  EXPECT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("reading again from the starting point"));
+  EXPECT_EQ(result_column("state", "LOST-0001"), "created");
+  EXPECT_EQ(creates().first, 3);
+}
+
+// A reference id is printed escaped where it is not printable text, in the log and in status.
+TEST_F(PushSyncTest, KeysTheProviderCannotBeTrustedWithAreRejectedAndPrintedEscaped) {
+  start_sandbox();
+  insert_order("OK-0001", 1);
+  insert_order("  ", 2);
+  insert_order(" PAD-0001", 3);
+  insert_order("BAD-\xff", 4);
+  const auto result = once();
+  EXPECT_EQ(result.exit_status, kRowsStayRejected) << result.stderr_text;
+  EXPECT_EQ(result_column("state", "OK-0001"), "created");
+  EXPECT_THAT(result_column("last_error", "  "), HasSubstr("reference_id is blank, found '  '"));
+  EXPECT_THAT(result_column("last_error", " PAD-0001"), HasSubstr("reference_id must not begin or end with white space"));
+  EXPECT_THAT(result_column("last_error", "BAD-\xff"),
+              HasSubstr("reference_id is not valid UTF-8 text, found 'BAD-\\xff'"));
+  EXPECT_EQ(creates().first, 1);
+  EXPECT_THAT(result.stderr_text, HasSubstr("order BAD-\\xff rejected"));
+  EXPECT_THAT(result.stderr_text, ::testing::Not(HasSubstr("\xff")));
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("order BAD-\\xff"));
+  EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("\xff")));
+}
+
 }  // namespace
 }  // namespace fulfillsync::testing

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -198,7 +199,7 @@ TEST(OrderMapping, TypeMoneyDatesTagsAndFlags) {
                   "'yesterday'",
                   "fulfillsync_orders: location_id must be at most 2147483647, found 3000000000",
                   "fulfillsync_orders: total_price must be a decimal number such as 12.30, found '12,30'",
-                  "fulfillsync_orders: city is not valid UTF-8 text",
+                  "fulfillsync_orders: city is not valid UTF-8 text, found 'Gen\\xe8ve'",
                   R"(fulfillsync_orders: tags must be a JSON object of names to text values, such as {"gift": "yes"}, )"
                   R"(found '["not", "an object"]')"));
   row = minimal_order();
@@ -228,6 +229,60 @@ TEST(OrderMapping, BlobsAndRealsWhereTextIsExpected) {
   EXPECT_THAT(map_order(row).problems,
               ElementsAre("fulfillsync_orders: zip_code must be text, found 1.5",
                           "fulfillsync_orders: recipient_name must be text, found a blob of 3 bytes"));
+}
+
+// A reference id is a key people and the provider's lookup find the order by.
+TEST(OrderMapping, ReferenceIdsThatCannotBeFoundAgainAreRefused) {
+  const auto problems_of = [](std::string reference) {
+    OrderRow row = minimal_order();
+    row.reference_id = std::move(reference);
+    return map_order(row).problems;
+  };
+  EXPECT_THAT(problems_of("  "), ElementsAre("fulfillsync_orders: reference_id is blank, found '  '"));
+  EXPECT_THAT(problems_of("\t\xC2\xA0"), ElementsAre("fulfillsync_orders: reference_id is blank, found '\\x09\xC2\xA0'"));
+  EXPECT_THAT(problems_of(" A-1"),
+              ElementsAre("fulfillsync_orders: reference_id must not begin or end with white space, found ' A-1'"));
+  EXPECT_THAT(problems_of("A-1\n"),
+              ElementsAre("fulfillsync_orders: reference_id must not begin or end with white space, found 'A-1\\x0a'"));
+  EXPECT_THAT(problems_of("A-1\xE3\x80\x80"),  // an ideographic space
+              ElementsAre("fulfillsync_orders: reference_id must not begin or end with white space, found "
+                          "'A-1\xE3\x80\x80'"));
+  // The lookup after an unclear answer (GET /order?ReferenceIds=a,b) cannot find it.
+  EXPECT_THAT(problems_of("A,1"),
+              ElementsAre("fulfillsync_orders: reference_id must not contain a comma (the API cannot look such an id "
+                          "up, so it cannot be sent safely)"));
+  EXPECT_THAT(problems_of(""), ElementsAre("fulfillsync_orders: reference_id is required, found empty text"));
+  // White space inside is part of the key.
+  EXPECT_THAT(problems_of("A 1\xC2\xA0" "B"), IsEmpty());
+}
+
+TEST(OrderMapping, QuantitiesAboveTheApisInt32AreRefused) {
+  OrderRow row = minimal_order();
+  row.lines = {line(1, "TSHIRT-M", 2'147'483'647), line(2, "TSHIRT-L", 2'147'483'648)};
+  EXPECT_THAT(map_order(row).problems,
+              ElementsAre("fulfillsync_order_lines line 2: quantity must be at most 2147483647, found 2147483648"));
+  row.lines.pop_back();
+  EXPECT_TRUE(map_order(row).ok());
+}
+
+// Bytes that are not UTF-8 and control characters reach reasons (logs, status, last_error) escaped.
+TEST(OrderMapping, ReasonsShowUnprintableTextEscaped) {
+  OrderRow row = minimal_order();
+  row.reference_id = "A-\xFF";
+  row.type = text("DTC\x1b[2J");
+  row.total_price = text("1\xFE");
+  row.tags = text("{\"a\\nb\": 1}");
+  EXPECT_THAT(map_order(row).problems,
+              ElementsAre("fulfillsync_orders: reference_id is not valid UTF-8 text, found 'A-\\xff'",
+                          "fulfillsync_orders: type must be DTC, DropShip or B2B, found 'DTC\\x1b[2J'",
+                          "fulfillsync_orders: total_price must be a decimal number such as 12.30, found '1\\xfe'",
+                          R"(fulfillsync_orders: tags must be a JSON object of names to text values, such as )"
+                          R"({"gift": "yes"}; the tag 'a\x0ab' is not)"));
+  row = minimal_order();
+  row.recipient_name = text("nnnnn\xFF" + std::string(65, 'n'));  // shortened in the reason
+  EXPECT_THAT(map_order(row).problems,
+              ElementsAre("fulfillsync_orders: recipient_name is not valid UTF-8 text, found 'nnnnn\\xff" +
+                          std::string(34, 'n') + "...' (71 bytes)"));
 }
 
 ReturnRow minimal_return() {
@@ -278,6 +333,21 @@ TEST(ReturnMapping, EveryProblemAtOnce) {
   EXPECT_EQ(map_return(row).reason(), map_return(row).problems[0]);
 }
 
+TEST(ReturnMapping, KeysAndQuantitiesTheApiCannotTake) {
+  ReturnRow row = minimal_return();
+  row.reference_id = "RMA-1 ";
+  row.lines[0].quantity = integer(4'000'000'000);
+  EXPECT_THAT(map_return(row).problems,
+              ElementsAre("fulfillsync_returns: reference_id must not begin or end with white space, found 'RMA-1 '",
+                          "fulfillsync_return_lines line 1: quantity must be at most 2147483647, found 4000000000"));
+  row = minimal_return();
+  row.reference_id = "RMA,1";
+  EXPECT_THAT(map_return(row).problems, ElementsAre(::testing::HasSubstr("reference_id must not contain a comma")));
+  row.reference_id = "\xC0";
+  EXPECT_THAT(map_return(row).problems,
+              ElementsAre("fulfillsync_returns: reference_id is not valid UTF-8 text, found '\\xc0'"));
+}
+
 // Whatever a row holds, mapping returns a request or reasons, never throws, and what it accepts encodes.
 TEST(Mapping, AnyValuesInAnyColumnAreHandled) {
   std::mt19937_64 random(20261122);
@@ -317,6 +387,9 @@ TEST(Mapping, AnyValuesInAnyColumnAreHandled) {
     const auto mapped_return = map_return(ret);
     EXPECT_EQ(mapped_order.ok(), mapped_order.problems.empty());
     EXPECT_EQ(mapped_return.ok(), mapped_return.problems.empty());
+    // Reasons are fit for a log line and a TEXT column, whatever the row held.
+    EXPECT_EQ(text::printable(mapped_order.reason()), mapped_order.reason());
+    EXPECT_EQ(text::printable(mapped_return.reason()), mapped_return.reason());
     if (mapped_order.ok()) {
       ++accepted;
       EXPECT_EQ(json_of(*mapped_order.request).rfind("encode failed", 0), std::string::npos);

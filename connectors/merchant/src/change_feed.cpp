@@ -18,25 +18,71 @@ std::vector<Row> ChangeFeed<Row>::read(const ReadRange& range) {
 }
 
 template <typename Row>
+ChangeCursor ChangeFeed<Row>::read_limit(const Options& options, timestamps::TimePoint now) {
+  // The contract's form sorts as text in time order, to the millisecond: every row of the last
+  // millisecond within reach is before the next one's "".
+  const auto reach = std::chrono::floor<std::chrono::milliseconds>(now + options.max_clock_skew);
+  return {timestamps::format_iso8601_z(reach + std::chrono::milliseconds(1)), ""};
+}
+
+template <typename Row>
+std::vector<Row> ChangeFeed<Row>::read_ahead(timestamps::TimePoint now, const ChangeCursor& limit) {
+  // From the limit, or from the head when a clock stepped back has left it beyond: what the head
+  // handed out is not ahead.
+  ChangeCursor from = std::max({limit, head_, floor_});
+  if (ahead_position_) {
+    from = std::max(from, *ahead_position_);
+  } else {
+    ahead_due_.reset();
+  }
+  std::vector<Row> rows = read(ReadRange{.after = from, .limit = options_.batch_size});
+  if (rows.size() == options_.batch_size) {
+    ahead_position_ = ChangeCursor{rows.back().updated_at, rows.back().reference_id};
+  } else {
+    ahead_position_.reset();
+    ahead_owed_ = false;
+  }
+  const auto reach = now + options_.max_clock_skew;
+  std::erase_if(rows, [&](const Row& row) {
+    const auto when = timestamps::parse_iso8601(row.updated_at);
+    if (!when) return false;  // not a timestamp, and sorts after the limit: no clock ever reaches it
+    if (!ahead_due_ || *when < *ahead_due_) ahead_due_ = *when;
+    return *when <= reach;  // within reach, though its text sorts after the limit: taken once the limit passes it
+  });
+  return rows;
+}
+
+template <typename Row>
 typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now) {
+  const ChangeCursor limit = read_limit(options_, now);
   if (!head_pending_) {
     // Read before the rows, so a commit that lands while they are read is seen by the next poll.
     const std::uint64_t counter = db_.change_counter();
     if (counter_ != counter) {
       counter_ = counter;
       head_pending_ = true;
+      ahead_owed_ = true;
       window_owed_ = options_.look_back.count() > 0;
-    } else if (!window_owed_) {
+    } else if (ahead_due_ && now + options_.max_clock_skew >= *ahead_due_) {
+      // A row ahead of the clock has come within reach: it is read though nothing was committed.
+      ahead_due_.reset();
+      head_pending_ = true;
+      ahead_owed_ = true;
+    } else if (!window_owed_ && !ahead_owed_) {
       return {};
     }
   }
 
-  if (head_pending_) {
-    Batch batch{.rows = read(ReadRange{.after = head_, .limit = options_.batch_size})};
-    if (!batch.rows.empty()) head_ = {batch.rows.back().updated_at, batch.rows.back().reference_id};
-    head_pending_ = batch.rows.size() == options_.batch_size;
-    batch.more = head_pending_ || (window_owed_ && !head_.updated_at.empty());
-    if (!batch.rows.empty() || head_pending_) return batch;
+  if (head_pending_ || ahead_owed_) {
+    Batch batch;
+    if (head_pending_) {
+      batch.rows = read(ReadRange{.after = head_, .through = limit, .limit = options_.batch_size});
+      if (!batch.rows.empty()) head_ = {batch.rows.back().updated_at, batch.rows.back().reference_id};
+      head_pending_ = batch.rows.size() == options_.batch_size;
+    }
+    if (!head_pending_ && ahead_owed_) batch.ahead = read_ahead(now, limit);
+    batch.more = head_pending_ || ahead_owed_ || (window_owed_ && !head_.updated_at.empty());
+    if (!batch.rows.empty() || !batch.ahead.empty() || head_pending_ || ahead_owed_) return batch;
   }
 
   if (!window_owed_ || head_.updated_at.empty()) {

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -39,7 +40,7 @@ class RowReader {
       return std::nullopt;
     }
     if (!simdjson::validate_utf8(value.data(), value.size())) {
-      problem(column, "is not valid UTF-8 text");
+      problem(column, fmt::format("is not valid UTF-8 text, found {}", field.describe()));
       return std::nullopt;
     }
     const std::size_t length = api::provider_length(value);
@@ -137,7 +138,7 @@ class RowReader {
     for (auto [key, value] : object) {
       std::string_view text;
       if (key.empty() || value.get_string().get(text) != simdjson::SUCCESS) {
-        problem(column, fmt::format("{}; the tag '{}' is not", expected, key));
+        problem(column, fmt::format("{}; the tag '{}' is not", expected, text::printable(key)));
         return std::nullopt;
       }
       tags.push_back(api::Tag{std::string(key), std::string(text)});
@@ -158,6 +159,8 @@ void check_encodes(const Request& request, std::vector<std::string>& problems) {
   if (!encoded) problems.push_back("the request cannot be encoded: " + encoded.error().to_string());
 }
 
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
 std::string line_where(std::string_view table, const Field& line_number) {
   return fmt::format("{} line {}", table,
                      line_number.type == Field::Type::integer ? std::to_string(line_number.integer)
@@ -176,7 +179,7 @@ std::optional<api::OrderLineRequest> map_order_line(const OrderLineRow& line, st
   } else if (line.product_id.is_null() && out.reference_id && !out.name) {
     r.problem("product_name", "is required when the line names its product by product_reference_id alone");
   }
-  out.quantity = r.integer("quantity", line.quantity, Need::required, 1).value_or(0);
+  out.quantity = r.integer("quantity", line.quantity, Need::required, 1, kInt32Max).value_or(0);
   out.external_line_id = r.integer("external_line_id", line.external_line_id, Need::optional,
                                    std::numeric_limits<std::int64_t>::min());
   out.quantity_unit_of_measure_code = r.text("unit_of_measure", line.unit_of_measure, Need::optional, 100);
@@ -189,17 +192,52 @@ std::optional<api::ReturnLineRequest> map_return_line(const ReturnLineRow& line,
   const std::size_t before = problems.size();
   api::ReturnLineRequest out;
   out.id = r.integer("inventory_id", line.inventory_id, Need::required, 1).value_or(0);
-  out.quantity = r.integer("quantity", line.quantity, Need::required, 1).value_or(0);
+  out.quantity = r.integer("quantity", line.quantity, Need::required, 1, kInt32Max).value_or(0);
   out.requested_action = r.text("requested_action", line.requested_action, Need::required, 100);
   if (problems.size() != before) return std::nullopt;
   return out;
 }
 
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+// The reference id is the key an order or return is found by, at the provider and by people.
+// - A blank one is no key, and white space at either end cannot be seen: a person looking the order
+//   up types another key. White space is what .NET's Char.IsWhiteSpace counts (the provider's stack),
+//   as UTF-8.
+// - After an unclear answer the daemon looks it up with the API's comma-separated ReferenceIds
+//   filter, which cannot find one that holds a comma: such a row could be created twice.
+constexpr std::string_view kWhiteSpace[] = {
+    "\t", "\n", "\v", "\f", "\r", " ",
+    "\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80",                     // U+0085, U+00A0, U+1680
+    "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84",  // U+2000..U+200A
+    "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89", "\xE2\x80\x8A",
+    "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",  // U+2028, U+2029, U+202F, U+205F
+    "\xE3\x80\x80"};                                            // U+3000
 
-// After an unclear answer the daemon looks a reference id up with the API's comma-separated
-// ReferenceIds filter, which cannot find one that holds a comma: such a row could be created twice.
-void check_lookup_key(RowReader& r, std::string_view reference_id) {
+std::string_view without_white_space(std::string_view text) {
+  for (bool trimmed = true; trimmed;) {
+    trimmed = false;
+    for (std::string_view space : kWhiteSpace) {
+      if (text.starts_with(space)) {
+        text.remove_prefix(space.size());
+        trimmed = true;
+      }
+      if (text.ends_with(space)) {
+        text.remove_suffix(space.size());
+        trimmed = true;
+      }
+    }
+  }
+  return text;
+}
+
+void check_key(RowReader& r, const std::string& reference_id) {
+  if (reference_id.empty()) return;  // reported as required, or as not UTF-8
+  const std::string_view trimmed = without_white_space(reference_id);
+  if (trimmed.empty()) {
+    r.problem("reference_id", fmt::format("is blank, found {}", Field::of(reference_id).describe()));
+  } else if (trimmed.size() != reference_id.size()) {
+    r.problem("reference_id",
+              fmt::format("must not begin or end with white space, found {}", Field::of(reference_id).describe()));
+  }
   if (reference_id.find(',') != std::string_view::npos) {
     r.problem("reference_id", "must not contain a comma (the API cannot look such an id up, so it cannot be sent "
                               "safely)");
@@ -228,7 +266,7 @@ Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {
   RowReader r(std::string(kOrdersTable), problems);
   api::OrderCreateRequest out;
   out.reference_id = r.text("reference_id", Field::of(row.reference_id), Need::required, 300, 1).value_or("");
-  check_lookup_key(r, out.reference_id);
+  check_key(r, out.reference_id);
   r.integer("cancel_requested", row.cancel_requested, Need::optional, 0, 1);  // checked only: see cancel_requested()
   out.order_number = r.text("order_number", row.order_number, Need::optional, 400);
   out.shipping_method = r.text("shipping_method", row.shipping_method, Need::required, 400, 1).value_or("");
@@ -280,7 +318,7 @@ Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row) {
   RowReader r(std::string(kReturnsTable), problems);
   api::ReturnCreateRequest out;
   out.reference_id = r.text("reference_id", Field::of(row.reference_id), Need::required, 50, 1).value_or("");
-  check_lookup_key(r, out.reference_id);
+  check_key(r, out.reference_id);
   out.fulfillment_center.id =
       r.integer("fulfillment_center_id", row.fulfillment_center_id, Need::required, 1).value_or(0);
   out.fulfillment_center.name = r.text("fulfillment_center_name", row.fulfillment_center_name, Need::optional, 200);

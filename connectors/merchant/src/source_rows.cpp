@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "fulfillsync/common/crypto.hpp"
+#include "fulfillsync/common/printable.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -99,9 +100,9 @@ std::string Field::describe() const {
       if (text.size() > 60) {
         std::size_t cut = 40;  // not inside a UTF-8 sequence
         while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        return fmt::format("'{}...' ({} bytes)", text.substr(0, cut), text.size());
+        return fmt::format("'{}...' ({} bytes)", text::printable(text.substr(0, cut)), text.size());
       }
-      return "'" + text + "'";
+      return "'" + text::printable(text) + "'";
     case Type::blob: return fmt::format("a blob of {} bytes", text.size());
   }
   return "?";

@@ -52,6 +52,10 @@ struct MerchantConfig {
   // How far behind the newest row seen a poll looks again, for rows committed late with an older
   // updated_at (the merchant application's longest write transaction, plus clock skew).
   Duration look_back = std::chrono::minutes(5);
+  // How far ahead of this server's clock a source row's updated_at may be (the merchant application
+  // servers' clock skew). The read position never passes now plus this; a row further ahead is
+  // rejected until the clock or the row catches up.
+  Duration max_clock_skew = std::chrono::minutes(5);
   // Source rows read per batch.
   int batch_size = 250;
 

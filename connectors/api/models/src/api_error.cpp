@@ -170,9 +170,13 @@ bool ApiError::is_duplicate_reference() const {
 }
 
 std::string ApiError::summary() const {
-  std::string out = message;
+  // Problem details often repeat a field error as their `detail`, as "field: message" (the
+  // provider's validation answers) or as the message alone: it is said once, as the field error.
+  const bool repeated = std::ranges::any_of(field_errors, [&](const FieldError& e) {
+    return message == e.message || (!e.field.empty() && message == e.field + ": " + e.message);
+  });
+  std::string out = repeated ? "" : message;
   for (const FieldError& e : field_errors) {
-    if (e.field.empty() && e.message == message) continue;
     if (!out.empty()) out += "; ";
     if (!e.field.empty()) out += e.field + ": ";
     out += e.message;

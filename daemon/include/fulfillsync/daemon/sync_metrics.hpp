@@ -31,6 +31,9 @@ class SyncMetrics {
   void count_unapplied_change(LedgerKind kind);
   // A result-table write that failed (it is replayed from the ledger).
   void count_result_write_failure();
+  // A source row version whose updated_at is more than merchant.max_clock_skew ahead of this
+  // server's clock, rejected until it or the clock moves.
+  void count_row_ahead_of_clock(LedgerKind kind);
 
   void observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration);
   void set_paused(std::string_view job, bool paused);
@@ -48,6 +51,7 @@ class SyncMetrics {
   prometheus::Family<prometheus::Counter>& items_;
   prometheus::Family<prometheus::Counter>& unapplied_;
   prometheus::Counter& result_write_failures_;
+  prometheus::Family<prometheus::Counter>& ahead_of_clock_;
   prometheus::Family<prometheus::Counter>& runs_;
   prometheus::Family<prometheus::Histogram>& run_duration_;
   prometheus::Family<prometheus::Gauge>& last_success_;

@@ -11,6 +11,13 @@
 // window is read at most once in a thirtieth of `look_back` (10 s for 5 minutes), however often
 // rows change.
 // When another connection has committed nothing since the last poll, poll() reads nothing.
+//
+// The read position never passes now + `max_clock_skew`: a row whose updated_at is further ahead
+// (a wrong clock, a typo such as 9999-12-31) is not handed out, or it would move the cursor past
+// every row written after it. Once the head has caught up, such rows are reported in `ahead` (the
+// caller rejects them, with the reason); each is handed out once the clock reaches it (poll() reads
+// again then, even with nothing committed) or once its updated_at moves back within reach.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -27,12 +34,16 @@ class ChangeFeed {
   struct Options {
     config::Duration look_back = std::chrono::minutes(5);
     std::size_t batch_size = 250;
+    config::Duration max_clock_skew = std::chrono::minutes(5);
   };
 
   struct Batch {
     std::vector<Row> rows;
     bool rereads = false;  // rows of the look-back window: some were seen before
     bool more = false;     // poll again without waiting
+    // Rows whose updated_at is more than max_clock_skew ahead of `now`, or is not a timestamp and
+    // sorts after it: not handed out (see above). At most a batch per poll.
+    std::vector<Row> ahead{};
   };
 
   // `start`: the cursor saved by the caller, or where a first start begins (`{since, ""}`). `floor`:
@@ -45,8 +56,12 @@ class ChangeFeed {
   // The highest position handed out; save it once the rows up to it are durable in the ledger.
   const ChangeCursor& cursor() const { return head_; }
 
+  // Where reading stops at `now`: rows after it are ahead of the clock.
+  static ChangeCursor read_limit(const Options& options, timestamps::TimePoint now);
+
  private:
   std::vector<Row> read(const ReadRange& range);
+  std::vector<Row> read_ahead(timestamps::TimePoint now, const ChangeCursor& limit);
 
   MerchantDatabase& db_;
   Options options_;
@@ -59,6 +74,9 @@ class ChangeFeed {
   ChangeCursor window_through_;
   timestamps::TimePoint window_started_{};
   std::optional<timestamps::TimePoint> previous_window_started_;
+  bool ahead_owed_ = false;                     // look for rows ahead once the head has caught up
+  std::optional<ChangeCursor> ahead_position_;  // paging through the rows ahead
+  std::optional<timestamps::TimePoint> ahead_due_;  // when the earliest row ahead comes within reach
 };
 
 extern template class ChangeFeed<OrderRow>;

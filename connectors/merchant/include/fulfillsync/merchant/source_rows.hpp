@@ -24,7 +24,8 @@ struct Field {
   static Field of(std::int64_t value) { return {.type = Type::integer, .integer = value}; }
   static Field of(std::string value) { return {.type = Type::text, .text = std::move(value)}; }
   bool is_null() const { return type == Type::null; }
-  // For messages: NULL, 42, 1.5, 'text' (shortened), a blob of 3 bytes.
+  // For messages: NULL, 42, 1.5, 'text' (shortened; bytes that are not UTF-8 and control characters
+  // as \xNN, text::printable), a blob of 3 bytes.
   std::string describe() const;
   friend bool operator==(const Field&, const Field&) = default;
 };
