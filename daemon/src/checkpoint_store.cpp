@@ -22,8 +22,8 @@ constexpr const char* kVersionTable = "schema_migrations";
 }  // namespace
 
 CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access access) : path_(path) {
-  if (access == Access::alongside) {
-    open_alongside();
+  if (access != Access::exclusive) {
+    open_beside_daemon(access);
     return;
   }
   const std::filesystem::path directory = path_.has_parent_path() ? path_.parent_path() : ".";
@@ -61,11 +61,16 @@ CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access acces
   }
 }
 
-void CheckpointStore::open_alongside() {
+void CheckpointStore::open_beside_daemon(Access access) {
   try {
-    db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_FULLMUTEX);
+    if (access == Access::read_only) {
+      side_files_.emplace(path_);
+      db_ = sqlite::open_read_only(path_);
+    } else {
+      db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_FULLMUTEX);
+      db_->exec("PRAGMA synchronous = FULL");
+    }
     db_->setBusyTimeout(10000);
-    db_->exec("PRAGMA synchronous = FULL");
     const int version = schema_version();
     const int expected = static_cast<int>(schema::checkpoint_migrations().size());
     if (version != expected) {

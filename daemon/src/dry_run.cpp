@@ -1,5 +1,8 @@
 #include "fulfillsync/daemon/dry_run.hpp"
 
+#include <signal.h>
+
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -42,6 +45,20 @@ struct Tally {
   int create = 0, cancel = 0, never_created = 0, invalid = 0;
 };
 
+// SIGTERM or SIGINT ends the read after the current batch, so that both databases are closed
+// normally: a read-only connection's close is what removes the side files its opening created.
+volatile std::sig_atomic_t stop_requested = 0;
+
+void request_stop(int) { stop_requested = 1; }
+
+void stop_reading_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
 template <typename Row>
 void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
               std::size_t batch_size, api::ApiVersion version, Tally& tally) {
@@ -80,19 +97,21 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
       ++tally.create;
       spdlog::info("{} {} would be created: {}", noun, row.reference_id, *body);
     }
-    if (!batch.more) break;
+    if (!batch.more || stop_requested) break;
   }
 }
 
 }  // namespace
 
 int dry_run(const config::Config& config) {
+  stop_reading_on_signals();
   try {
     // The checkpoint store tells where a start would continue; before the first start, the
-    // configured starting point does.
+    // configured starting point does. Both databases are opened read-only: a dry run moves no
+    // cursor, fixes no starting point, creates no result table and creates no missing store.
     std::unique_ptr<CheckpointStore> store;
     if (std::filesystem::exists(config.checkpoint.path)) {
-      store = std::make_unique<CheckpointStore>(config.checkpoint.path, CheckpointStore::Access::alongside);
+      store = std::make_unique<CheckpointStore>(config.checkpoint.path, CheckpointStore::Access::read_only);
     }
     std::optional<std::string> since = store ? saved_starting_point(*store) : std::nullopt;
     if (!since) since = config.sync.orders_since;
@@ -101,7 +120,8 @@ int dry_run(const config::Config& config) {
                    "changed from that moment on\n";
       return exit_code::ok;
     }
-    auto db = merchant::open_merchant_database(config.merchant);
+    spdlog::info("dry run: reading what a start would push, from {}; nothing is sent or written", *since);
+    auto db = merchant::open_merchant_database_read_only(config.merchant);
     const auto version = *api::parse_api_version(config.api.version);
     const merchant::ChangeCursor floor{*since, ""};
     const auto start_of = [&](const std::string& name) {
@@ -113,12 +133,16 @@ int dry_run(const config::Config& config) {
     const auto batch = static_cast<std::size_t>(config.merchant.batch_size);
     read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, batch, version,
                                  orders);
-    read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor, batch,
-                                  version, returns);
+    if (!stop_requested) {
+      read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor, batch,
+                                    version, returns);
+    }
     std::cout << fmt::format(
-        "dry run from {}: {} orders would be created, {} cancelled or never created, {} rejected; "
-        "{} returns would be created, {} rejected. Nothing was sent.\n",
-        *since, orders.create, orders.cancel, orders.invalid, returns.create, returns.invalid);
+        "dry run from {}{}: {} orders would be created, {} cancelled or never created, {} rejected; "
+        "{} returns would be created, {} rejected. Nothing was sent or written.\n",
+        *since, stop_requested ? ", stopped by a signal before the end" : "", orders.create, orders.cancel,
+        orders.invalid, returns.create, returns.invalid);
+    if (stop_requested) return exit_code::temporary_failure;
     return orders.invalid + returns.invalid > 0 ? exit_code::data_error : exit_code::ok;
   } catch (const std::exception& e) {
     spdlog::critical("dry run: {}", e.what());

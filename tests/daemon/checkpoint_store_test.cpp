@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <set>
+
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -68,6 +70,41 @@ TEST(CheckpointStoreTest, MissingDirectoryIsAClearError) {
   } catch (const CheckpointStoreError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no-such-dir does not exist"));
   }
+}
+
+std::set<std::string> file_names(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+TEST(CheckpointStoreTest, ReadOnlyAccessChangesNothingOnDisk) {
+  testing::TempDir dir;
+  const auto path = dir / "checkpoint.db";
+  EXPECT_THROW(CheckpointStore store(path, CheckpointStore::Access::read_only), CheckpointStoreError);
+  EXPECT_FALSE(std::filesystem::exists(path));  // a missing store is not created
+
+  { CheckpointStore(path).save_cursor("pull_shipments", "2026-01-01T00:00:00Z"); }
+  const auto names = file_names(dir.path());
+  ASSERT_EQ(names, std::set<std::string>{"checkpoint.db"});
+  const std::string bytes = testing::read_file(path);
+  {
+    CheckpointStore store(path, CheckpointStore::Access::read_only);
+    EXPECT_EQ(store.cursor("pull_shipments"), "2026-01-01T00:00:00Z");
+    EXPECT_THROW(store.save_cursor("pull_shipments", "2026-02-01T00:00:00Z"), SQLite::Exception);
+    // Reading a WAL database nobody else has open creates its side files; closing removes them.
+    EXPECT_TRUE(std::filesystem::exists(dir / "checkpoint.db-shm"));
+  }
+  EXPECT_EQ(file_names(dir.path()), names);
+  EXPECT_TRUE(testing::read_file(path) == bytes);
+
+  // Beside the running daemon the side files are its own: they stay.
+  CheckpointStore daemon(path);
+  daemon.cursor("pull_shipments");
+  const auto in_use = file_names(dir.path());
+  { CheckpointStore(path, CheckpointStore::Access::read_only).cursor("pull_shipments"); }
+  EXPECT_EQ(file_names(dir.path()), in_use);
+  EXPECT_TRUE(in_use.contains("checkpoint.db-wal"));
 }
 
 }  // namespace

@@ -11,4 +11,12 @@ std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantC
   throw MerchantDatabaseError("unknown merchant database driver");
 }
 
+std::unique_ptr<MerchantDatabase> open_merchant_database_read_only(const config::MerchantConfig& config) {
+  switch (config.driver) {
+    case config::MerchantDriver::sqlite:
+      return std::make_unique<SqliteMerchantDatabase>(config, SqliteMerchantDatabase::Access::read_only);
+  }
+  throw MerchantDatabaseError("unknown merchant database driver");
+}
+
 }  // namespace fulfillsync::merchant

@@ -259,7 +259,7 @@ SyncResult read_result_row(SQLite::Statement& query, SourceKind kind) {
 
 }  // namespace
 
-SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& config)
+SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& config, Access access)
     : path_(config.sqlite.path), prefix_(config.result_table_prefix) {
   if (!is_plain_identifier(prefix_)) {
     throw MerchantDatabaseError(fmt::format("result_table_prefix '{}' is not a plain SQL identifier", prefix_));
@@ -268,11 +268,16 @@ SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& con
     throw MerchantDatabaseError(fmt::format("merchant database {} does not exist", path_.string()));
   }
   try {
-    db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE);
+    if (access == Access::read_only) {
+      side_files_.emplace(path_);
+      db_ = sqlite::open_read_only(path_);
+    } else {
+      db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE);
+    }
     // The merchant's application writes to the same file: wait for its locks rather than fail.
     db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
     ping();
-    prepare_result_tables(config.manage_result_tables);
+    if (access == Access::read_write) prepare_result_tables(config.manage_result_tables);
   } catch (const SQLite::Exception& e) {
     throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
   } catch (const sqlite::MigrationError& e) {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "fulfillsync/common/sqlite_read_only.hpp"
+
 namespace SQLite {
 class Database;
 class Statement;
@@ -36,6 +38,9 @@ class CheckpointStore {
     // An operator's command (`status`, `retry`) beside a running daemon: no lock, no migration; the
     // store must exist at this version's schema. Writes take SQLite's lock for a moment.
     alongside,
+    // `--dry-run`: reads only (SQLITE_OPEN_READONLY), beside a running daemon or none; the store must
+    // exist at this version's schema. Leaves the store and its directory as they were.
+    read_only,
   };
 
   // Throws CheckpointStoreError, including for a store written by a newer fulfillsync or (exclusive)
@@ -60,10 +65,12 @@ class CheckpointStore {
   bool advance_cursor(std::string_view job, const std::optional<std::string>& from, std::string_view position);
 
  private:
-  void open_alongside();
+  // alongside or read_only
+  void open_beside_daemon(Access access);
 
   std::filesystem::path path_;
   int lock_fd_ = -1;
+  std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
   std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
 };

@@ -119,4 +119,10 @@ class MerchantDatabase {
 // MerchantDatabaseError when it cannot.
 std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantConfig& config);
 
+// Opens the configured database for reading only, for commands that must change nothing
+// (`--dry-run`): the file and its directory stay as they were (SQLite: SQLITE_OPEN_READONLY, and no
+// -wal or -shm file left behind), the result tables are neither created nor checked, and every
+// write throws MerchantDatabaseError. A missing database is an error, never created.
+std::unique_ptr<MerchantDatabase> open_merchant_database_read_only(const config::MerchantConfig& config);
+
 }  // namespace fulfillsync::merchant

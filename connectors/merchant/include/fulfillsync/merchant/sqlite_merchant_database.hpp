@@ -1,8 +1,10 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "fulfillsync/common/sqlite_read_only.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
 
 namespace SQLite {
@@ -13,8 +15,16 @@ namespace fulfillsync::merchant {
 
 class SqliteMerchantDatabase final : public MerchantDatabase {
  public:
+  enum class Access {
+    // Prepares the result tables (see open_merchant_database).
+    read_write,
+    // SQLITE_OPEN_READONLY: the result tables are neither created nor checked, every write throws, and
+    // closing leaves no side file that was not there before.
+    read_only,
+  };
+
   // The file must exist: it belongs to the merchant's application, which creates it.
-  explicit SqliteMerchantDatabase(const config::MerchantConfig& config);
+  explicit SqliteMerchantDatabase(const config::MerchantConfig& config, Access access = Access::read_write);
   ~SqliteMerchantDatabase() override;
 
   std::string describe() const override;
@@ -51,6 +61,7 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
 
   std::filesystem::path path_;
   std::string prefix_;
+  std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
 };
 
