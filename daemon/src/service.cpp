@@ -83,13 +83,15 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   const auto version = api::parse_api_version(config_.api.version);
   assert(version && "the loader accepts only known versions");
   const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
-      config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size)};
+      config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
+      config_.merchant.max_clock_skew};
   order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
       *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
-      SourceIntake<merchant::OrderRow>::Options{{feed.look_back, feed.batch_size}, *version, since});
+      SourceIntake<merchant::OrderRow>::Options{feed, *version, since});
   return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
       *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
-      SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size}, *version, since});
+      SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
+                                                 since});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_push_jobs();
   add_pull_jobs(since);
