@@ -11,6 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 #include "fulfillsync/daemon/cli.hpp"
 #include "fulfillsync/daemon/source_intake.hpp"
@@ -61,9 +63,10 @@ void stop_reading_on_signals() {
 
 template <typename Row>
 void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
-              std::size_t batch_size, api::ApiVersion version, Tally& tally) {
+              typename merchant::ChangeFeed<Row>::Options feed_options, api::ApiVersion version, Tally& tally) {
   // Without look-back: every row after the cursor once.
-  merchant::ChangeFeed<Row> feed(db, {std::chrono::milliseconds(0), batch_size}, start, floor);
+  feed_options.look_back = std::chrono::milliseconds(0);
+  merchant::ChangeFeed<Row> feed(db, feed_options, start, floor);
   constexpr bool orders = std::is_same_v<Row, merchant::OrderRow>;
   for (;;) {
     const auto batch = feed.poll();
@@ -71,7 +74,8 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
       if constexpr (orders) {
         if (merchant::cancel_requested(row)) {
           ++tally.cancel;
-          spdlog::info("order {}: would be cancelled (or never created, if it was not sent yet)", row.reference_id);
+          spdlog::info("order {}: would be cancelled (or never created, if it was not sent yet)",
+                       text::printable(row.reference_id));
           continue;
         }
       }
@@ -82,7 +86,7 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
       const char* noun = orders ? "order" : "return";
       if (!mapped.ok()) {
         ++tally.invalid;
-        spdlog::warn("{} {} would be rejected: {}", noun, row.reference_id, mapped.reason());
+        spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id), mapped.reason());
         continue;
       }
       const auto body = [&] {
@@ -91,11 +95,19 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
       }();
       if (!body) {
         ++tally.invalid;
-        spdlog::warn("{} {} would be rejected: {}", noun, row.reference_id, body.error().to_string());
+        spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id),
+                     text::printable(body.error().to_string()));
         continue;
       }
       ++tally.create;
-      spdlog::info("{} {} would be created: {}", noun, row.reference_id, *body);
+      spdlog::info("{} {} would be created: {}", noun, text::printable(row.reference_id), *body);
+    }
+    for (const Row& row : batch.ahead) {
+      ++tally.invalid;
+      spdlog::warn("{} {} would be rejected: updated_at {} is more than {} ahead of this server's clock "
+                   "(merchant.max_clock_skew)",
+                   orders ? "order" : "return", text::printable(row.reference_id), text::printable(row.updated_at),
+                   config::format_duration(feed_options.max_clock_skew));
     }
     if (!batch.more || stop_requested) break;
   }
@@ -130,12 +142,14 @@ int dry_run(const config::Config& config) {
       return cursor ? std::max(*cursor, floor) : floor;
     };
     Tally orders, returns;
-    const auto batch = static_cast<std::size_t>(config.merchant.batch_size);
-    read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, batch, version,
+    const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
+        config.merchant.look_back, static_cast<std::size_t>(config.merchant.batch_size),
+        config.merchant.max_clock_skew};
+    read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed, version,
                                  orders);
     if (!stop_requested) {
-      read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor, batch,
-                                    version, returns);
+      read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
+                                    {feed.look_back, feed.batch_size, feed.max_clock_skew}, version, returns);
     }
     std::cout << fmt::format(
         "dry run from {}{}: {} orders would be created, {} cancelled or never created, {} rejected; "

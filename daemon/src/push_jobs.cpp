@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/concurrently.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
@@ -266,11 +267,13 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
         const RemoteRecord& remote = *it->second;
         context_.ledger.mark_created(kind_, entry.source_key, remote.id, remote.status, remote.created_at);
         context_.metrics.count_items(name(), "adopted");
-        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), entry.source_key, remote.id);
+        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), text::printable(entry.source_key),
+                     remote.id);
       } else if (!withdraw_if_cancelled(entry)) {
         context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
         context_.metrics.count_items(name(), "retried");
-        spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_), entry.source_key);
+        spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
+                     text::printable(entry.source_key));
         absent.push_back(entry.source_key);
       }
       ++run.settled;
@@ -295,7 +298,7 @@ bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
   context_.ledger.withdraw(LedgerKind::order_create, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
   context_.ledger.withdraw(LedgerKind::order_cancel, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
   context_.metrics.count_items(name(), "withdrawn");
-  spdlog::info("order {}: {}", entry.source_key, kCancelledBeforeCreation);
+  spdlog::info("order {}: {}", text::printable(entry.source_key), kCancelledBeforeCreation);
   return true;
 }
 
@@ -355,11 +358,12 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
       if (const auto remote = created_of(kind_, outcome, context_.version, why)) {
         context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
         context_.metrics.count_items(name(), "created");
-        spdlog::debug("{} {} created as {}", noun(kind_), key, remote->id);
+        spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
       } else {
         context_.ledger.mark_unknown(kind_, key, "created, but the answer cannot be read: " + why);
         context_.metrics.count_items(name(), "unknown");
-        spdlog::warn("{} {}: created, but the answer cannot be read ({}); looking it up", noun(kind_), key, why);
+        spdlog::warn("{} {}: created, but the answer cannot be read ({}); looking it up", noun(kind_),
+                     text::printable(key), why);
       }
       backoff_.note_success();
       ++run.settled;
@@ -368,7 +372,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
     case OutcomeKind::rejected:
       context_.ledger.mark_rejected(kind_, key, outcome.detail);
       context_.metrics.count_items(name(), "rejected");
-      spdlog::warn("{} {} rejected by the provider: {}", noun(kind_), key, outcome.detail);
+      spdlog::warn("{} {} rejected by the provider: {}", noun(kind_), text::printable(key), outcome.detail);
       backoff_.note_success();
       ++run.settled;
       return;
@@ -376,8 +380,8 @@ void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Ou
     case OutcomeKind::ambiguous:
       context_.ledger.mark_unknown(kind_, key, outcome.detail);
       context_.metrics.count_items(name(), "unknown");
-      spdlog::info("{} {}: unclear whether it was created ({}); looking it up before any new send", noun(kind_), key,
-                   outcome.detail);
+      spdlog::info("{} {}: unclear whether it was created ({}); looking it up before any new send", noun(kind_),
+                   text::printable(key), outcome.detail);
       run.more = true;
       return;
     case OutcomeKind::throttled:
@@ -481,7 +485,7 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
       if (status != status_of.end() && status->second == "Cancelled") {
         ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
         context_.metrics.count_items(name(), "adopted");
-        spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", key);
+        spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", text::printable(key));
         ++run.settled;
       } else {
         const std::string now = status == status_of.end() ? "not found" : status->second;
@@ -489,7 +493,8 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
                                                                        "unclear cancel",
                                                                        now));
         context_.metrics.count_items(name(), "retried");
-        spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", key, now);
+        spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", text::printable(key),
+                     now);
       }
     }
     batch.commit();
@@ -518,7 +523,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
       // Cancelled is the status a cancel leads to; the answer's `order` is not needed here.
       ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
       context_.metrics.count_items(name(), "cancelled");
-      spdlog::info("order {} cancelled at the provider", key);
+      spdlog::info("order {} cancelled at the provider", text::printable(key));
       backoff_.note_success();
       ++run.settled;
       return;
@@ -526,15 +531,15 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
     case OutcomeKind::duplicate_reference:
       ledger.mark_rejected(LedgerKind::order_cancel, key, outcome.detail);
       context_.metrics.count_items(name(), "rejected");
-      spdlog::warn("order {}: the provider refused the cancel: {}", key, outcome.detail);
+      spdlog::warn("order {}: the provider refused the cancel: {}", text::printable(key), outcome.detail);
       backoff_.note_success();
       ++run.settled;
       return;
     case OutcomeKind::ambiguous:
       ledger.mark_unknown(LedgerKind::order_cancel, key, outcome.detail);
       context_.metrics.count_items(name(), "unknown");
-      spdlog::info("order {}: unclear whether the cancel was applied ({}); reading the order before any new send", key,
-                   outcome.detail);
+      spdlog::info("order {}: unclear whether the cancel was applied ({}); reading the order before any new send",
+                   text::printable(key), outcome.detail);
       run.more = true;
       return;
     case OutcomeKind::throttled:
