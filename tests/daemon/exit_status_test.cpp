@@ -1,5 +1,5 @@
-// `fulfillsyncd once` ends, and says how in its exit status (README "Exit status", --help), against
-// the sandbox (sync_fixture.hpp).
+// `fulfillsyncd once` ends, and says how in its exit status (README "Exit status", --help), and
+// `check-config --online` against the sandbox (sync_fixture.hpp).
 #include "sync_fixture.hpp"
 
 namespace fulfillsync::testing {
@@ -77,8 +77,9 @@ TEST_F(ExitStatusTest, SigtermWithWorkLeftEndsWithTempfailAndASummary) {
 std::pair<std::filesystem::path, std::filesystem::path> self_signed(const TempDir& dir) {
   const auto cert = dir / "cert.pem";
   const auto key = dir / "key.pem";
-  const auto made = run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                         "-nodes", "-keyout", key.string(), "-out", cert.string(), "-days", "1", "-subj",
+  const auto made = run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.string(), "-out", cert.string(),
+                         "-days", "1", "-subj",
                          "/CN=fulfillsync test", "-addext", "subjectAltName=IP:127.0.0.1"});
   EXPECT_EQ(made.exit_status, 0) << made.stderr_text;
   return {cert, key};
@@ -103,6 +104,31 @@ TEST_F(ExitStatusTest, AnUntrustedCertificateIsAConfigurationError) {
   set_config_value("  allow_plain_http: true\n", "  allow_plain_http: true\n  ca_file: " + cert.string() + "\n");
   const auto trusted = once();
   EXPECT_EQ(trusted.exit_status, 0) << trusted.stderr_text;
+}
+
+TEST_F(ExitStatusTest, CheckConfigOnlineShowsTheChannel) {
+  start_sandbox();
+  const auto result = daemon({"check-config", "--online"});
+  EXPECT_EQ(result.exit_status, 0) << result.stdout_text << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("OK    provider: " + sandbox->base_url() + ": using channel"));
+
+  write_file(dir / "api-token", "not-the-token\n");
+  const auto refused = daemon({"check-config", "--online"});
+  EXPECT_EQ(refused.exit_status, kConfigError);
+  EXPECT_THAT(refused.stdout_text, HasSubstr("ERROR provider: " + sandbox->base_url() + ": GET /channel was refused"));
+}
+
+// status, retry and resync work for an operator who cannot read the token.
+TEST_F(ExitStatusTest, StatusRetryAndResyncDoNotNeedTheToken) {
+  start_sandbox();
+  insert_orders("TOK", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  std::filesystem::remove(dir / "api-token");
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_EQ(daemon({"retry", "--rejected"}).exit_status, 0);
+  EXPECT_EQ(daemon({"resync", "--since", "2026-01-01"}).exit_status, 0);
+  EXPECT_EQ(once().exit_status, kConfigError);  // a run needs it
 }
 
 }  // namespace
