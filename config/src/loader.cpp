@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -54,26 +55,45 @@ Section::Parse<Endpoint> endpoint() {
   };
 }
 
-// A secret file must exist and be readable by its owner only: the token grants full account access.
+// What the loading needs beyond the YAML text.
+struct LoadContext {
+  std::filesystem::path file;  // the configuration file (or the name standing for it)
+  Secrets secrets;
+  std::vector<std::string>& notes;
+};
+
+// The file a packaged unit loads as systemd credential `credential` (its LoadCredential= line):
+// fulfillsyncd.service reads /etc/fulfillsync/fulfillsync.yaml and /etc/fulfillsync/api-token,
+// fulfillsyncd@shop1.service /etc/fulfillsync/shop1.yaml and /etc/fulfillsync/shop1.api-token.
+std::filesystem::path credential_outside_systemd(const std::filesystem::path& config_file,
+                                                 const std::string& credential) {
+  const std::string stem = config_file.stem().string();
+  return config_file.parent_path() / (stem == "fulfillsync" ? credential : stem + "." + credential);
+}
+
+// A path to a secret. `${CREDENTIALS_DIRECTORY}/NAME` outside systemd (an operator running
+// check-config or once by hand) is the file the unit would have loaded as credential NAME.
+Section::Parse<std::filesystem::path> secret_path(const LoadContext& context, std::string key) {
+  return [&context, key](const YAML::Node& value, std::string& why) -> std::optional<std::filesystem::path> {
+    constexpr std::string_view kCredential = "${CREDENTIALS_DIRECTORY}/";
+    if (std::getenv("CREDENTIALS_DIRECTORY") == nullptr && value.IsScalar() &&
+        value.Scalar().rfind(kCredential, 0) == 0) {
+      const std::string credential = value.Scalar().substr(kCredential.size());
+      if (!credential.empty() && credential.find_first_of("/$") == std::string::npos) {
+        const auto file = credential_outside_systemd(context.file, credential);
+        context.notes.push_back(fmt::format(
+            "{}: CREDENTIALS_DIRECTORY is not set (not started by systemd), so {} is read from {}, the file the "
+            "unit's LoadCredential= loads as credential '{}'",
+            key, value.Scalar(), file.string(), credential));
+        return file;
+      }
+    }
+    return detail::path()(value, why);
+  };
+}
+
 void check_secret_file(Section& section, std::string_view key, const std::filesystem::path& file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) {
-    section.reject(key, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
-    return;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    section.reject(key, fmt::format("{} is not a regular file", file.string()));
-    return;
-  }
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    section.reject(key, fmt::format("{} is accessible to group or others (mode {:04o}); restrict it with "
-                                    "'chmod 600 {}', or pass it with systemd's LoadCredential= (see README)",
-                                    file.string(), st.st_mode & 07777, file.string()));
-    return;
-  }
-  if (::access(file.c_str(), R_OK) != 0) {
-    section.reject(key, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
-  }
+  if (auto problem = secret_file_problem(file)) section.reject(key, *problem);
 }
 
 void read_service(Section section, ServiceConfig& out) {
@@ -104,20 +124,23 @@ void read_merchant(Section section, MerchantConfig& out) {
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
 }
 
-void read_api(Section section, ApiConfig& out) {
+void read_api(Section section, ApiConfig& out, const LoadContext& context) {
+  const bool check_secrets = context.secrets == Secrets::check;
   section.read("base_url", out.base_url, Need::required, detail::string_value());
   section.read("allow_plain_http", out.allow_plain_http, Need::optional, detail::boolean());
   section.read("version", out.version, Need::optional, detail::one_of({"2025-07", "2026-01", "2026-07"}));
   // Exactly one way to authenticate: a personal access token, or OAuth.
   const bool oauth = section.has("oauth");
-  section.read("token_file", out.token_file, oauth ? Need::optional : Need::required, detail::path());
+  section.read("token_file", out.token_file, oauth ? Need::optional : Need::required,
+               secret_path(context, "api.token_file"));
   if (oauth && !out.token_file.empty()) section.reject("token_file", "set either token_file or oauth, not both");
   if (oauth) {
     OAuthConfig config;
     Section o = section.section("oauth");
     o.read("auth_url", config.auth_url, Need::required, detail::string_value());
     o.read("client_id", config.client_id, Need::required, detail::string_value());
-    o.read("client_secret_file", config.client_secret_file, Need::required, detail::path());
+    o.read("client_secret_file", config.client_secret_file, Need::required,
+           secret_path(context, "api.oauth.client_secret_file"));
     o.read("redirect_uri", config.redirect_uri, Need::optional, detail::string_value());
     o.read("scopes", config.scopes, Need::optional, detail::string_list());
     if (!config.auth_url.empty() && config.auth_url.rfind("https://", 0) != 0 &&
@@ -128,7 +151,9 @@ void read_api(Section section, ApiConfig& out) {
       o.reject("redirect_uri", "must be a loopback http://127.0.0.1:PORT/... or http://localhost:PORT/... address, "
                                "where 'fulfillsyncd auth login' listens for the callback");
     }
-    if (!config.client_secret_file.empty()) check_secret_file(o, "client_secret_file", config.client_secret_file);
+    if (check_secrets && !config.client_secret_file.empty()) {
+      check_secret_file(o, "client_secret_file", config.client_secret_file);
+    }
     out.oauth = std::move(config);
   }
   section.read("ca_file", out.ca_file, Need::optional, detail::path());
@@ -155,7 +180,7 @@ void read_api(Section section, ApiConfig& out) {
                                  "api.allow_plain_http: true for a local sandbox");
     }
   }
-  if (!out.token_file.empty()) check_secret_file(section, "token_file", out.token_file);
+  if (check_secrets && !out.token_file.empty()) check_secret_file(section, "token_file", out.token_file);
 }
 
 void read_job(Section section, JobConfig& out) {
@@ -213,21 +238,22 @@ void read_metrics(Section section, MetricsConfig& out) {
   }
 }
 
-Config parse(const YAML::Node& root, std::string_view name, detail::Diagnostics& diagnostics) {
+Config parse(const YAML::Node& root, std::string_view name, Secrets secrets, detail::Diagnostics& diagnostics) {
   Config config;
   config.source = std::string(name);
+  const LoadContext context{config.source, secrets, config.notes};
   Section top(root, "", YAML::Mark(), diagnostics);
   read_service(top.section("service"), config.service);
   read_logging(top.section("logging"), config.logging);
   read_checkpoint(top.section("checkpoint", Need::required), config.checkpoint);
   read_merchant(top.section("merchant", Need::required), config.merchant);
-  read_api(top.section("api", Need::required), config.api);
+  read_api(top.section("api", Need::required), config.api, context);
   read_sync(top.section("sync"), config.sync);
   read_metrics(top.section("metrics"), config.metrics);
   return config;
 }
 
-Config load(std::string_view yaml, std::string_view name) {
+Config load(std::string_view yaml, std::string_view name, Secrets secrets) {
   detail::Diagnostics diagnostics{std::string(name)};
   YAML::Node root;
   try {
@@ -236,7 +262,7 @@ Config load(std::string_view yaml, std::string_view name) {
     diagnostics.error(e.mark, "", e.msg);
     throw ConfigError(diagnostics.take());
   }
-  Config config = parse(root, name, diagnostics);
+  Config config = parse(root, name, secrets, diagnostics);
   if (!diagnostics.empty()) throw ConfigError(diagnostics.take());
   return config;
 }
@@ -252,6 +278,25 @@ std::string summary(const std::vector<Diagnostic>& diagnostics) {
 
 }  // namespace
 
+std::optional<std::string> secret_file_problem(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return fmt::format("cannot read {}: {}", file.string(), std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fmt::format("{} is not a regular file", file.string());
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    return fmt::format("{} is accessible to group or others (mode {:04o}); restrict it with 'chmod 600 {}', or pass "
+                       "it with systemd's LoadCredential= (see README)",
+                       file.string(), st.st_mode & 07777, file.string());
+  }
+  std::ifstream in(file);
+  if (!in) return fmt::format("cannot read {}: {}", file.string(), std::strerror(errno));
+  std::string first_line;
+  std::getline(in, first_line);
+  if (first_line.find_first_not_of(" \t\r") == std::string::npos) {
+    return fmt::format("{} is empty: write the secret on its first line", file.string());
+  }
+  return std::nullopt;
+}
+
 std::string Diagnostic::to_string() const {
   std::string text = file;
   if (line > 0) text += fmt::format(":{}:{}", line, column);
@@ -263,16 +308,18 @@ std::string Diagnostic::to_string() const {
 ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(summary(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
-Config load_file(const std::filesystem::path& path) {
+Config load_file(const std::filesystem::path& path, Secrets secrets) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError({Diagnostic{path.string(), 0, 0, "", fmt::format("cannot read: {}", std::strerror(errno))}});
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return load(text.str(), path.string());
+  return load(text.str(), path.string(), secrets);
 }
 
-Config load_string(std::string_view yaml, std::string_view name) { return load(yaml, name); }
+Config load_string(std::string_view yaml, std::string_view name, Secrets secrets) {
+  return load(yaml, name, secrets);
+}
 
 }  // namespace fulfillsync::config

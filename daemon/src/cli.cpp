@@ -11,6 +11,7 @@
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/auth_login.hpp"
+#include "fulfillsync/daemon/config_check.hpp"
 #include "fulfillsync/daemon/dry_run.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
 #include "fulfillsync/daemon/resync.hpp"
@@ -20,14 +21,30 @@
 namespace fulfillsync::daemon {
 namespace {
 
+// Every check on its own line on stdout; exit 78 when one of them is an error.
 int check_config(const CommandLine& line) {
+  std::optional<config::Config> config;
   try {
-    config::load_file(line.config_path);
+    // The secret files are checked below, each on its line, with the rest.
+    config = config::load_file(line.config_path, config::Secrets::skip);
   } catch (const config::ConfigError& error) {
-    for (const auto& diagnostic : error.diagnostics()) std::cerr << diagnostic.to_string() << '\n';
+    for (const auto& diagnostic : error.diagnostics()) std::cout << "ERROR " << diagnostic.to_string() << '\n';
+    std::cout << "configuration " << line.config_path.string() << ": errors found\n";
     return exit_code::config;
   }
-  std::cout << "OK\n";
+  int errors = 0, warnings = 0;
+  for (const ConfigCheck& check : check_configuration(*config, line.online)) {
+    std::cout << format_check(check) << '\n';
+    errors += check.level == ConfigCheck::Level::error ? 1 : 0;
+    warnings += check.level == ConfigCheck::Level::warning ? 1 : 0;
+  }
+  if (errors > 0) {
+    std::cout << fmt::format("configuration {}: {} errors, {} warnings\n", line.config_path.string(), errors,
+                             warnings);
+    return exit_code::config;
+  }
+  std::cout << fmt::format("configuration {}: OK{}\n", line.config_path.string(),
+                           warnings > 0 ? fmt::format(" ({} warnings)", warnings) : "");
   return exit_code::ok;
 }
 
@@ -40,9 +57,11 @@ int login(const CommandLine& line) {
   }
 }
 
-std::optional<config::Config> load_or_report(const CommandLine& line) {
+// `secrets`: skipped by the commands that never use the token (status, retry, resync), so that an
+// operator who cannot read it can run them.
+std::optional<config::Config> load_or_report(const CommandLine& line, config::Secrets secrets) {
   try {
-    return config::load_file(line.config_path);
+    return config::load_file(line.config_path, secrets);
   } catch (const config::ConfigError& error) {
     for (const auto& diagnostic : error.diagnostics()) spdlog::critical("{}", diagnostic.to_string());
     return std::nullopt;
@@ -50,7 +69,8 @@ std::optional<config::Config> load_or_report(const CommandLine& line) {
 }
 
 int run(const CommandLine& line) {
-  auto config = load_or_report(line);
+  // A dry run sends nothing, so it needs no token.
+  auto config = load_or_report(line, line.dry_run ? config::Secrets::skip : config::Secrets::check);
   if (!config) return exit_code::config;
   if (line.dry_run) return dry_run(*config);
   std::unique_ptr<Service> service;
@@ -67,7 +87,7 @@ int run(const CommandLine& line) {
 
 // `status` and `retry` work beside a running daemon: they open its store without taking its lock.
 int status(const CommandLine& line) {
-  auto config = load_or_report(line);
+  auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
   try {
     CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
@@ -87,7 +107,7 @@ int status(const CommandLine& line) {
 }
 
 int retry(const CommandLine& line) {
-  auto config = load_or_report(line);
+  auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
   try {
     CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
@@ -117,7 +137,7 @@ int retry(const CommandLine& line) {
 }
 
 int resync_command(const CommandLine& line) {
-  auto config = load_or_report(line);
+  auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
   const auto since = timestamps::parse_iso8601(*line.resync_since);
   try {
@@ -176,6 +196,8 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       }
     } else if (arg == "--dry-run") {
       line.dry_run = true;
+    } else if (arg == "--online" && line.command == Command::check_config) {
+      line.online = true;
     } else if (arg == "--rejected" && line.command == Command::retry) {
       line.retry_rejected = true;
     } else if (line.command == Command::resync && is_option("--since")) {
@@ -237,9 +259,8 @@ std::string usage_text() {
       "\n"
       "Commands:\n"
       "  run                   run the daemon until SIGTERM (the default)\n"
-      "  once                  run every job until nothing is left to do, print a summary and exit:\n"
-      "                        0 all done, 65 rows stay rejected or tracking marks refused, 75 work\n"
-      "                        is left (credentials refused)\n"
+      "  once                  run every job until nothing is left to do, print a summary and exit\n"
+      "                        (see Exit status)\n"
       "  status                the outbound backlog by state, the oldest waiting entry, the latest\n"
       "                        rejections with their reasons, the tracking marks, and each job's runs,\n"
       "                        failures, items, last success and lag (works beside a running daemon)\n"
@@ -248,7 +269,12 @@ std::string usage_text() {
       "  resync --since DATE [--job NAME]\n"
       "                        read again what the provider changed since DATE: moves pull_shipments\n"
       "                        and pull_returns (or the one named) back (works beside a running daemon)\n"
-      "  check-config          validate the configuration; print OK, or every error with its line and column\n"
+      "  check-config [--online]\n"
+      "                        check what run would meet, writing nothing: the file, the merchant\n"
+      "                        database (read-only: source tables, their index, the result tables), the\n"
+      "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
+      "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
+      "                        provider (GET /channel) and shows the channel it would use\n"
       "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
       "\n"
       "Options:\n"
@@ -261,9 +287,18 @@ std::string usage_text() {
       "  -h, --help             show this help\n"
       "  -V, --version          show the version\n"
       "\n"
-      "Exit status: 0 success, 64 usage error, 65 rows stay rejected (once), 69 a store or the\n"
-      "metrics endpoint could not be opened, 70 internal error, 75 work is left (once), 78\n"
-      "configuration error.\n"
+      "Exit status (sysexits):\n"
+      "  0   success; once: all done\n"
+      "  64  usage error\n"
+      "  65  once: done, but rows stay rejected or tracking marks are refused\n"
+      "  69  a store or the metrics endpoint cannot be opened; once: the provider cannot be reached\n"
+      "      within api.retry, or a job failed api.retry.attempts runs in a row\n"
+      "  70  internal error\n"
+      "  75  once: stopped with work left, by SIGTERM/SIGINT or because the provider refused the\n"
+      "      credentials; the next start resumes it\n"
+      "  78  configuration error: check-config found one, or the provider refused the token, has no\n"
+      "      channel to create orders in, or its TLS certificate is not trusted (api.ca_file);\n"
+      "      systemd does not restart on it\n"
       "\n"
       "FULFILLSYNC_FAILPOINTS=NAME[@N],... kills the process at a named step (tests only).\n",
       kDefaultConfigPath);

@@ -45,7 +45,7 @@ asio::awaitable<void> Scheduler::sleep(std::chrono::milliseconds duration) {
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
-asio::awaitable<JobRun> Scheduler::run_once(Slot& slot) {
+asio::awaitable<JobRun> Scheduler::run_once(Slot& slot, std::string* error) {
   ++in_flight_;
   const auto started = std::chrono::steady_clock::now();
   JobRun run;
@@ -57,6 +57,7 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot) {
     spdlog::error("{}: {}; trying again in {}s", slot.job->name(), e.what(),
                   std::chrono::duration_cast<std::chrono::seconds>(kAfterErrorWait).count());
     run = JobRun{.ok = false, .back_off = kAfterErrorWait};
+    if (error) *error = e.what();
   }
   --in_flight_;
   const auto took = std::chrono::steady_clock::now() - started;
@@ -88,7 +89,7 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
   }
 }
 
-asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
+asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle(int failed_runs_limit) {
   // Each job runs at once, then again while it has more to do or once its interval has passed, as
   // in the daemon: the pull jobs do not walk their windows on every pass of the pushes. The first
   // time all is idle, one more pass runs each job that began before another job last settled
@@ -96,6 +97,7 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
   using Clock = std::chrono::steady_clock;
   std::vector<Clock::time_point> due(slots_.size(), Clock::now());
   std::vector<bool> wants_more(slots_.size(), false);
+  std::vector<int> failed_in_a_row(slots_.size(), 0);
   // When each job's last run began, and when its last run that settled anything ended.
   std::vector<Clock::time_point> started(slots_.size()), settled(slots_.size());
   const auto stale = [&](std::size_t i) {
@@ -113,9 +115,16 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
       Slot& slot = slots_[i];
       if (!wants_more[i] && Clock::now() < due[i] && !(settling && stale(i))) continue;
       started[i] = Clock::now();
-      const JobRun run = co_await run_once(slot);
+      std::string error;
+      const JobRun run = co_await run_once(slot, &error);
       if (run.settled > 0) settled[i] = Clock::now();
       if (slot.job->paused()) co_return Idle::paused;
+      failed_in_a_row[i] = run.ok ? 0 : failed_in_a_row[i] + 1;
+      if (failed_in_a_row[i] >= failed_runs_limit) {
+        failing_job_ = std::string(slot.job->name());
+        failing_error_ = std::move(error);
+        co_return Idle::failing;
+      }
       wants_more[i] = run.more && run.back_off == 0ms;
       due[i] = Clock::now() + (run.back_off > 0ms ? run.back_off : slot.interval);
       more = more || run.more;
@@ -131,7 +140,9 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle() {
       continue;
     }
     bool idle = !more;
-    for (auto& slot : slots_) idle = idle && slot.job->backlog() == 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      idle = idle && failed_in_a_row[i] == 0 && slots_[i].job->backlog() == 0;
+    }
     if (idle) {
       bool any_stale = false;
       for (std::size_t i = 0; i < slots_.size(); ++i) any_stale = any_stale || stale(i);

@@ -164,8 +164,11 @@ int Service::run() {
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
+  if (mode_ == Mode::once && !exit_code_) {
+    end_once(exit_code::temporary_failure, "stopped by a signal before the work was done; the next start resumes it");
+  }
   spdlog::info("fulfillsyncd stopped");
-  return exit_code_;
+  return exit_code_.value_or(exit_code::ok);
 }
 
 asio::awaitable<void> Service::connect_to_provider() {
@@ -175,6 +178,7 @@ asio::awaitable<void> Service::connect_to_provider() {
     const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
     if (selection.status == api::ChannelSelection::Status::selected) {
       spdlog::info("provider {}: {}", config_.api.base_url, selection.message);
+      if (sync_metrics_->set_provider_reachable(true)) spdlog::info("the provider answers again");
       if (stopping_) co_return;
       if (mode_ == Mode::once) {
         asio::co_spawn(io_, run_jobs_once(), asio::detached);
@@ -185,37 +189,93 @@ asio::awaitable<void> Service::connect_to_provider() {
       co_return;
     }
     if (!selection.transient()) {
-      spdlog::critical("cannot start: {}", selection.message);
-      exit_code_ = 78;  // EX_CONFIG: an operator has to act; systemd does not restart on it
+      // An operator has to act (the token, the channel, the certificate); systemd does not restart on 78.
+      if (mode_ == Mode::once) {
+        end_once(exit_code::config, "cannot start: " + selection.message);
+      } else {
+        spdlog::critical("cannot start: {}", selection.message);
+        exit_code_ = exit_code::config;
+      }
       if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
       co_return;
     }
-    spdlog::warn("{}; asking again in {}", selection.message, config::format_duration(wait));
+    sync_metrics_->set_provider_reachable(false);
+    if (mode_ == Mode::once) {
+      // The client has tried as often as api.retry allows: a run that must end does not wait longer.
+      end_once(exit_code::unavailable, provider_unreachable(selection.message));
+      if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      co_return;
+    }
+    spdlog::error("{}; asking again in {} (fulfillsync_provider_reachable is 0)", selection.message,
+                  config::format_duration(wait));
     timer.expires_after(wait);
     co_await timer.async_wait(asio::use_awaitable);
     wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
   }
 }
 
+std::string Service::provider_unreachable(const std::string& detail) const {
+  const auto& retry = config_.api.retry;
+  return fmt::format("the provider cannot be reached: {} (after {} attempts, api.retry: base {}, cap {}); check "
+                     "api.base_url, the network and the provider's status",
+                     detail, retry.attempts, config::format_duration(retry.base), config::format_duration(retry.cap));
+}
+
 asio::awaitable<void> Service::run_jobs_once() {
-  const Scheduler::Idle idle = co_await scheduler_->run_until_idle();
-  progress_->report(std::chrono::steady_clock::duration::zero());
-  const auto counts = ledger_->backlog();
-  int rejected = 0;
-  for (const auto& [key, count] : counts) {
-    if (key.second == LedgerState::rejected) rejected += count;
-  }
-  const int failing_marks = marks_->failing();
-  std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_)).c_str(), stdout);
-  std::fflush(stdout);
-  if (idle == Scheduler::Idle::done) {
-    exit_code_ = rejected > 0 || failing_marks > 0 ? exit_code::data_error : exit_code::ok;
-  } else {
-    exit_code_ = exit_code::temporary_failure;
-    spdlog::error(idle == Scheduler::Idle::paused ? "stopped with work left: the provider refused the credentials"
-                                                  : "stopped with work left");
+  const Scheduler::Idle idle = co_await scheduler_->run_until_idle(config_.api.retry.attempts);
+  switch (idle) {
+    case Scheduler::Idle::stopped: co_return;  // run() ends it once the graceful stop is over
+    case Scheduler::Idle::done: {
+      int rejected = 0;
+      for (const auto& [key, count] : ledger_->backlog()) {
+        if (key.second == LedgerState::rejected) rejected += count;
+      }
+      if (rejected > 0 || marks_->failing() > 0) {
+        end_once(exit_code::data_error, "done; some rows stay rejected or tracking marks refused (see above)");
+      } else {
+        end_once(exit_code::ok, "");
+      }
+      break;
+    }
+    case Scheduler::Idle::paused:
+      if (const auto& refused = transport_->refused_certificate()) {
+        end_once(exit_code::config, "stopped with work left: " + *refused);
+      } else {
+        end_once(exit_code::temporary_failure, "stopped with work left: the provider refused the credentials");
+      }
+      break;
+    case Scheduler::Idle::failing: {
+      std::string why = fmt::format("stopped with work left: {} failed {} runs in a row", scheduler_->failing_job(),
+                                    config_.api.retry.attempts);
+      if (!scheduler_->failing_error().empty()) {
+        why += ": " + scheduler_->failing_error();
+      } else if (!sync_metrics_->provider_reachable()) {
+        why += "; " + provider_unreachable("no answer");
+      } else {
+        why += " (the log above says why)";
+      }
+      end_once(exit_code::unavailable, why);
+      break;
+    }
   }
   if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+}
+
+void Service::end_once(int code, const std::string& why) {
+  exit_code_ = code;
+  try {
+    progress_->report(std::chrono::steady_clock::duration::zero());
+    std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_)).c_str(), stdout);
+    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot summarise the run: {}", e.what());
+  }
+  if (why.empty()) return;
+  if (code == exit_code::data_error) {
+    spdlog::warn("{} (exit {})", why, code);
+  } else {
+    spdlog::error("{} (exit {})", why, code);
+  }
 }
 
 asio::awaitable<void> Service::report_progress() {

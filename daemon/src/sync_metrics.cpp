@@ -47,6 +47,17 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                   .Name("fulfillsync_job_paused")
                   .Help("1 while the job is paused because the provider refused the credentials.")
                   .Register(registry)),
+      certificate_refusals_(prometheus::BuildCounter()
+                                .Name("fulfillsync_tls_certificate_refusals_total")
+                                .Help("Calls that failed because the provider's TLS certificate could not be verified "
+                                      "(api.ca_file, api.base_url); the job pauses.")
+                                .Register(registry)),
+      provider_reachable_(prometheus::BuildGauge()
+                              .Name("fulfillsync_provider_reachable")
+                              .Help("0 while the provider cannot be reached (no connection, no answer or a 5xx "
+                                    "after the retries of api.retry), else 1.")
+                              .Register(registry)
+                              .Add({})),
       ledger_(prometheus::BuildGauge()
                   .Name("fulfillsync_ledger_entries")
                   .Help("Entries of the outbound ledger, by kind and state.")
@@ -73,7 +84,9 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Name("fulfillsync_tracking_marks")
                  .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
                        "row shows them).")
-                 .Register(registry)) {}
+                 .Register(registry)) {
+  provider_reachable_.Set(1);  // nothing known to be wrong yet
+}
 
 void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
   items_.Add({{"job", std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
@@ -99,6 +112,18 @@ void SyncMetrics::observe_run(std::string_view job, bool ok, std::chrono::steady
 void SyncMetrics::set_paused(std::string_view job, bool paused) {
   paused_.Add({{"job", std::string(job)}}).Set(paused ? 1 : 0);
 }
+
+void SyncMetrics::count_certificate_refusal(std::string_view job) {
+  certificate_refusals_.Add({{"job", std::string(job)}}).Increment();
+}
+
+bool SyncMetrics::set_provider_reachable(bool reachable) {
+  const bool changed = provider_reachable() != reachable;
+  provider_reachable_.Set(reachable ? 1 : 0);
+  return changed;
+}
+
+bool SyncMetrics::provider_reachable() const { return provider_reachable_.Value() != 0; }
 
 void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts) {
   for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {

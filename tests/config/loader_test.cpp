@@ -397,15 +397,53 @@ TEST_F(ConfigLoaderTest, MissingTokenFileIsAnError) {
                                                         ": No such file or directory")));
 }
 
+TEST_F(ConfigLoaderTest, EmptyTokenFileIsAnError) {
+  testing::write_file(token, " \n");
+  EXPECT_THAT(errors_of(valid()), ElementsAre("test.yaml:8:15: api.token_file: " + token.string() +
+                                              " is empty: write the secret on its first line"));
+}
+
+// status, retry and resync never use the token: an operator who cannot read it can run them.
+TEST_F(ConfigLoaderTest, SecretFilesAreNotTouchedWhenSkipped) {
+  std::filesystem::remove(token);
+  EXPECT_EQ(load_string(valid(), "test.yaml", Secrets::skip).api.token_file, token);
+}
+
 TEST_F(ConfigLoaderTest, CredentialsDirectoryIsExpanded) {
   setenv("CREDENTIALS_DIRECTORY", dir.path().c_str(), 1);
   std::string yaml = valid();
   yaml.replace(yaml.find(token.string()), token.string().size(), "${CREDENTIALS_DIRECTORY}/api-token");
-  EXPECT_EQ(load_string(yaml, "test.yaml").api.token_file, token);
+  const Config config = load_string(yaml, "test.yaml");
+  EXPECT_EQ(config.api.token_file, token);
+  EXPECT_THAT(config.notes, ::testing::IsEmpty());
   unsetenv("CREDENTIALS_DIRECTORY");
-  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:8:15: api.token_file: environment variable "
-                                           "CREDENTIALS_DIRECTORY is not set (systemd sets it for units with "
-                                           "LoadCredential=)"));
+}
+
+// Outside systemd (an operator running check-config by hand, as the README does), a credential is
+// read from the file the packaged unit's LoadCredential= loads it from, and the notes say so.
+TEST_F(ConfigLoaderTest, OutsideSystemdACredentialIsReadWhereTheUnitLoadsItFrom) {
+  unsetenv("CREDENTIALS_DIRECTORY");
+  std::string yaml = valid();
+  yaml.replace(yaml.find(token.string()), token.string().size(), "${CREDENTIALS_DIRECTORY}/api-token");
+  testing::write_file(dir / "fulfillsync.yaml", yaml);
+  const Config plain = load_file(dir / "fulfillsync.yaml");  // fulfillsyncd.service
+  EXPECT_EQ(plain.api.token_file, token);
+  EXPECT_THAT(plain.notes, ElementsAre("api.token_file: CREDENTIALS_DIRECTORY is not set (not started by systemd), "
+                                       "so ${CREDENTIALS_DIRECTORY}/api-token is read from " + token.string() +
+                                       ", the file the unit's LoadCredential= loads as credential 'api-token'"));
+
+  testing::write_file(dir / "shop1.yaml", yaml);  // fulfillsyncd@shop1.service
+  testing::write_file(dir / "shop1.api-token", "shop1-secret\n");
+  chmod((dir / "shop1.api-token").c_str(), 0600);
+  EXPECT_EQ(load_file(dir / "shop1.yaml").api.token_file, dir / "shop1.api-token");
+
+  std::filesystem::remove(dir / "shop1.api-token");
+  try {
+    load_file(dir / "shop1.yaml");
+    ADD_FAILURE() << "loaded without its token";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("api.token_file: cannot read " + (dir / "shop1.api-token").string()));
+  }
 }
 
 TEST_F(ConfigLoaderTest, PlainHttpNeedsToBeAllowedExplicitly) {

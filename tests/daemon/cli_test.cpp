@@ -112,6 +112,27 @@ TEST(CommandLineTest, EveryCommandOfTheHelpIsInTheReadme) {
   EXPECT_EQ(commands, 8);  // run, once, status, retry (twice), resync, check-config, auth login
 }
 
+TEST(CommandLineTest, OnlineGoesWithCheckConfig) {
+  EXPECT_FALSE(parse({"check-config"})->online);
+  EXPECT_TRUE(parse({"check-config", "--online"})->online);
+  std::string error;
+  EXPECT_FALSE(parse({"status", "--online"}, &error));
+  EXPECT_EQ(error, "unknown option '--online'");
+}
+
+// Every exit status is explained in --help and in the README's table (each is tested where it arises:
+// daemon_process_test, exit_status_test, pull_sync_test, push_sync_test).
+TEST(CommandLineTest, EveryExitStatusIsDocumented) {
+  const std::string readme = testing::read_file(testing::source_path("README.md"));
+  const std::string help = usage_text();
+  for (const int code : {exit_code::ok, exit_code::usage, exit_code::data_error, exit_code::unavailable,
+                         exit_code::software, exit_code::temporary_failure, exit_code::config}) {
+    const std::string number = std::to_string(code);
+    EXPECT_NE(help.find("\n  " + number + std::string(4 - number.size(), ' ')), std::string::npos) << code;
+    EXPECT_NE(readme.find("\n| " + number + " | "), std::string::npos) << code;
+  }
+}
+
 TEST(CommandLineTest, HelpAndVersionWinOverEverythingElse) {
   EXPECT_EQ(parse({"run", "--help"})->command, Command::help);
   EXPECT_EQ(parse({"-V"})->command, Command::version);

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ class DaemonProcessTest : public ::testing::Test {
     write_file(dir / "api-token", "token\n");
     chmod((dir / "api-token").c_str(), 0600);
     SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    merchant.exec("CREATE TABLE shop_orders (id INTEGER PRIMARY KEY)");
+    merchant.exec(read_file(source_path("schema/merchant/source_tables.sql")));
     write_config();
   }
 
@@ -164,6 +165,22 @@ TEST_F(DaemonProcessTest, MetricsPassPromtoolAndIncludeTheStandardSet) {
   EXPECT_EQ(lint.stdout_text + lint.stderr_text, "");
 }
 
+// run is a daemon: it keeps asking a provider it cannot reach, and says so in the log and a metric.
+TEST_F(DaemonProcessTest, AProviderThatCannotBeReachedIsShownWhileRunKeepsAsking) {
+  std::string config = read_file(config_path);
+  config.replace(config.find("  allow_plain_http: true\n"), 25,
+                 "  allow_plain_http: true\n  retry: {base: 10ms, cap: 20ms, attempts: 2}\n");
+  write_file(config_path, config);
+  auto daemon = start();
+  const std::uint16_t port = metrics_port(*daemon);
+  ASSERT_TRUE(daemon->wait_for_stderr("asking again in", 20s)) << daemon->stderr_text();
+  EXPECT_THAT(daemon->stderr_text(), HasSubstr("error"));
+  EXPECT_THAT(metrics(port), HasSubstr("fulfillsync_provider_reachable 0"));
+  EXPECT_TRUE(daemon->running());
+  daemon->send_signal(SIGTERM);
+  EXPECT_EQ(daemon->wait_for_exit(15s), 0);
+}
+
 TEST_F(DaemonProcessTest, MetricsCanBeTurnedOff) {
   write_config();
   std::string config = read_file(config_path);
@@ -174,20 +191,104 @@ TEST_F(DaemonProcessTest, MetricsCanBeTurnedOff) {
   EXPECT_THAT(daemon->stderr_text(), ::testing::Not(HasSubstr("metrics listening")));
 }
 
-TEST_F(DaemonProcessTest, CheckConfigPrintsOkOrEveryError) {
-  const RunResult ok = run_command({"--config", config_path.string(), "check-config"});
-  EXPECT_EQ(ok.exit_status, 0);
-  EXPECT_EQ(ok.stdout_text, "OK\n");
-
+TEST_F(DaemonProcessTest, CheckConfigPrintsEveryErrorOfTheFileWithItsPlace) {
   write_config("logging:\n  level: loud\nmetrics2: {}\n");
   const RunResult bad = run_command({"--config", config_path.string(), "check-config"});
   EXPECT_EQ(bad.exit_status, 78);
-  EXPECT_EQ(bad.stdout_text, "");
-  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":15:10: logging.level: 'loud' is not a log level"));
-  EXPECT_THAT(bad.stderr_text, HasSubstr(config_path.string() + ":16:1: metrics2: unknown key 'metrics2'"));
+  EXPECT_THAT(bad.stdout_text,
+              HasSubstr("ERROR " + config_path.string() + ":15:10: logging.level: 'loud' is not a log level"));
+  EXPECT_THAT(bad.stdout_text, HasSubstr("ERROR " + config_path.string() + ":16:1: metrics2: unknown key 'metrics2'"));
 
   const RunResult run_bad = run_command({"--config", config_path.string(), "run"});
   EXPECT_EQ(run_bad.exit_status, 78);
+}
+
+// The objects of the merchant database: check-config must leave it as it found it.
+std::string schema_of(const std::filesystem::path& database) {
+  SQLite::Database db(database.string(), SQLite::OPEN_READONLY);
+  SQLite::Statement query(db, "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master ORDER BY name)");
+  query.executeStep();
+  return query.getColumn(0).getString();
+}
+
+TEST_F(DaemonProcessTest, CheckConfigChecksWhatRunWouldMeetWithoutWritingAnything) {
+  const std::string before = schema_of(dir / "merchant.db");
+  const RunResult ok = run_command({"--config", config_path.string(), "check-config"});
+  EXPECT_EQ(ok.exit_status, 0) << ok.stdout_text << ok.stderr_text;
+  for (const std::string& line :
+       {"OK    merchant.sqlite.path: " + (dir / "merchant.db").string() + " opens (read-only)",
+        std::string("OK    source tables: every table and column of the contract"),
+        std::string("OK    result tables (prefix fulfillsync_): absent; run creates them"),
+        "OK    checkpoint.path: " + (dir / "checkpoint.db").string() + " can be created (its directory is writable)",
+        "OK    api.token_file: " + (dir / "api-token").string() + " is readable, private and not empty",
+        "configuration " + config_path.string() + ": OK\n"}) {
+    EXPECT_THAT(ok.stdout_text, HasSubstr(line));
+  }
+  EXPECT_EQ(schema_of(dir / "merchant.db"), before) << "check-config changed the merchant database";
+  EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint.db"));
+}
+
+TEST_F(DaemonProcessTest, CheckConfigWarnsAboutAMissingIndexAndAStartInTheFuture) {
+  {
+    SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE);
+    merchant.exec("DROP INDEX fulfillsync_orders_by_change");
+  }
+  write_config("sync:\n  orders_since: 2090-01-01T00:00:00Z\n");
+  const RunResult warned = run_command({"--config", config_path.string(), "check-config"});
+  EXPECT_EQ(warned.exit_status, 0) << warned.stdout_text;
+  EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  fulfillsync_orders: no index on (updated_at, reference_id)"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr("fix: CREATE INDEX fulfillsync_orders_changes ON fulfillsync_orders "
+                                            "(updated_at, reference_id)"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  sync.orders_since: 2090-01-01T00:00:00.000Z is in the future"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr(": OK (2 warnings)"));
+}
+
+// What made `run` exit 69 and systemd restart it in a loop, while check-config said OK.
+TEST_F(DaemonProcessTest, CheckConfigFindsWhatWouldStopRun) {
+  const auto check = [&] { return run_command({"--config", config_path.string(), "check-config"}); };
+
+  std::filesystem::rename(dir / "merchant.db", dir / "elsewhere.db");
+  RunResult result = check();
+  EXPECT_EQ(result.exit_status, 78);
+  EXPECT_THAT(result.stdout_text, HasSubstr("ERROR merchant.sqlite.path: " + (dir / "merchant.db").string() +
+                                            " does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "merchant.db")) << "check-config created the merchant database";
+  std::filesystem::rename(dir / "elsewhere.db", dir / "merchant.db");
+
+  write_file(dir / "api-token", "\n");
+  result = check();
+  EXPECT_EQ(result.exit_status, 78);
+  EXPECT_THAT(result.stdout_text, HasSubstr("ERROR api.token_file: " + (dir / "api-token").string() + " is empty"));
+  EXPECT_EQ(run_command({"--config", config_path.string(), "run"}).exit_status, 78);  // not 69, restarted
+  write_file(dir / "api-token", "token\n");
+
+  const std::string before = schema_of(dir / "merchant.db");
+  std::string config = read_file(config_path);
+  config.replace(config.find("merchant:\n"), 10, "merchant:\n  result_table_prefix: sqlite_\n");
+  write_file(config_path, config);
+  result = check();
+  EXPECT_EQ(result.exit_status, 78) << result.stdout_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("ERROR result tables (prefix sqlite_): cannot be created"));
+  EXPECT_THAT(result.stdout_text, HasSubstr("reserved"));
+  EXPECT_EQ(schema_of(dir / "merchant.db"), before);
+  write_config();
+
+  {
+    SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE);
+    merchant.exec("DROP TABLE fulfillsync_return_lines");
+  }
+  result = check();
+  EXPECT_EQ(result.exit_status, 78);
+  EXPECT_THAT(result.stdout_text, HasSubstr("ERROR source tables: fulfillsync_return_lines.return_reference_id: "
+                                            "no such table"));
+
+  std::string moved = read_file(config_path);
+  moved.replace(moved.find((dir / "checkpoint.db").string()), (dir / "checkpoint.db").string().size(),
+                (dir / "missing" / "checkpoint.db").string());
+  write_file(config_path, moved);
+  result = check();
+  EXPECT_THAT(result.stdout_text, HasSubstr("ERROR checkpoint.path: the directory " + (dir / "missing").string() +
+                                            " does not exist"));
 }
 
 TEST_F(DaemonProcessTest, VersionHelpAndUsageErrors) {

@@ -124,6 +124,30 @@ grep -q "resync" <<< "$help" || fail "fulfillsyncd --help does not list resync: 
 grep -q "not found" <<< "$(ldd "$root/usr/bin/fulfillsyncd" "$root/usr/bin/fulfillsync-sandbox")" &&
   fail "unresolved libraries: $(ldd "$root/usr/bin/fulfillsyncd" | grep 'not found')"
 
+step "check-config as the README runs it, with the packaged example configuration"
+# The README's steps on the package's own files, outside systemd (no CREDENTIALS_DIRECTORY): the
+# example copied and edited (its merchant database and state directory moved into the temporary
+# directory), the token beside it. check-config must read the file the unit's LoadCredential= loads.
+source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+etc=$tmp/etc/fulfillsync
+mkdir -p "$etc" "$tmp/state" "$tmp/shop"
+sed -e "s|/var/lib/fulfillsync/|$tmp/state/|" -e "s|/var/lib/shop/|$tmp/shop/|" \
+  "$root/etc/fulfillsync/fulfillsync.example.yaml" > "$etc/fulfillsync.yaml"
+install -m 0600 /dev/stdin "$etc/api-token" <<< 'YOUR-PERSONAL-ACCESS-TOKEN'
+sqlite3 "$tmp/shop/shop.db" < "$source_dir/schema/merchant/source_tables.sql"
+checked=$(env -u CREDENTIALS_DIRECTORY "$root/usr/bin/fulfillsyncd" --config "$etc/fulfillsync.yaml" check-config 2>&1) ||
+  fail "check-config of the packaged example failed: $checked"
+echo "$checked"
+grep -qF "OK    api.token_file: $etc/api-token is readable, private and not empty" <<< "$checked" ||
+  fail "check-config did not check $etc/api-token"
+grep -qF "CREDENTIALS_DIRECTORY is not set" <<< "$checked" || fail "check-config does not say where the token came from"
+# fulfillsyncd@shop1 reads shop1.yaml and loads shop1.api-token.
+cp "$etc/fulfillsync.yaml" "$etc/shop1.yaml"
+checked=$(env -u CREDENTIALS_DIRECTORY "$root/usr/bin/fulfillsyncd" --config "$etc/shop1.yaml" check-config 2>&1) &&
+  fail "check-config of shop1.yaml passed without shop1.api-token: $checked"
+grep -qF "ERROR api.token_file: cannot read $etc/shop1.api-token" <<< "$checked" ||
+  fail "check-config of shop1.yaml did not look for $etc/shop1.api-token: $checked"
+
 step "cmake --install --prefix /usr with DESTDIR"
 DESTDIR="$tmp/destdir" cmake --install "$build" --prefix /usr > "$tmp/install.log" 2>&1 ||
   { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }

@@ -33,6 +33,7 @@ asio::awaitable<ChannelSelection> select_channel(ApiClient& client, std::optiona
       co_return ChannelSelection{Status::authentication_failed, 0,
                                  fmt::format("GET /channel was refused ({}): check the API token", outcome->detail)};
     }
+    if (outcome->certificate_refused) co_return ChannelSelection{Status::certificate_refused, 0, outcome->detail};
     if (!outcome->ok()) {
       co_return ChannelSelection{Status::unavailable, 0,
                                  fmt::format("GET /channel failed: {} ({})", to_string(outcome->kind), outcome->detail)};

@@ -38,6 +38,7 @@ Outcome classify(TransportResult result) {
   if (auto* failure = std::get_if<TransportError>(&result)) {
     outcome.kind = failure->stage == TransportError::Stage::sent ? OutcomeKind::ambiguous : OutcomeKind::not_sent;
     outcome.detail = failure->what;
+    outcome.certificate_refused = failure->certificate_refused;
     return outcome;
   }
   outcome.response = std::move(std::get<HttpResponse>(result));

@@ -15,6 +15,9 @@
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <fmt/format.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 namespace fulfillsync::api {
 namespace asio = boost::asio;
@@ -34,6 +37,28 @@ std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
   return out;
+}
+
+// A handshake that failed because the peer's certificate did not verify (untrusted issuer, expired,
+// or not for this host), as opposed to a network failure.
+bool is_certificate_refusal(const boost::system::error_code& error) {
+  return error.category() == asio::error::get_ssl_category() &&
+         ERR_GET_REASON(static_cast<unsigned long>(error.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED;
+}
+
+// Why, and what the operator can change: the certificate chain is checked against api.ca_file (or
+// the system's CAs) and must name the host of api.base_url.
+std::string certificate_refusal(SSL* ssl, const BaseUrl& base, const std::optional<std::filesystem::path>& ca_file) {
+  const long result = SSL_get_verify_result(ssl);
+  const std::string why = result == X509_V_OK || result == X509_V_ERR_UNSPECIFIED
+                              ? fmt::format("it is not issued for {}", base.host)
+                              : X509_verify_cert_error_string(result);
+  const std::string trusted =
+      ca_file ? fmt::format("the CA in api.ca_file {}", ca_file->string()) : std::string("the system's CAs");
+  return fmt::format("TLS handshake with {}:{}: the provider's certificate is not trusted ({}). It is checked "
+                     "against {} and must name the host {}: set api.ca_file to the PEM certificate of the CA "
+                     "that signed it, or make api.base_url name a host the certificate is issued for",
+                     base.host, base.port, why, trusted, base.host);
 }
 
 }  // namespace
@@ -159,7 +184,7 @@ void Transport::close_idle() {
   idle_.clear();
 }
 
-asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(std::string& failure) {
+asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(TransportError& failure) {
   for (;;) {
     if (!idle_.empty()) {
       auto connection = std::move(idle_.back());
@@ -181,7 +206,7 @@ asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(std:
                                                          asio::redirect_error(asio::use_awaitable, error));
   if (error) {
     --open_;
-    failure = fmt::format("resolve {}: {}", base.host, error.message());
+    failure.what = fmt::format("resolve {}: {}", base.host, error.message());
     co_return nullptr;
   }
   beast::tcp_stream stream(executor_);
@@ -189,7 +214,7 @@ asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(std:
   co_await stream.async_connect(endpoints, asio::redirect_error(asio::use_awaitable, error));
   if (error) {
     --open_;
-    failure = fmt::format("connect {}: {}", where, error == beast::error::timeout ? "timed out" : error.message());
+    failure.what = fmt::format("connect {}: {}", where, error == beast::error::timeout ? "timed out" : error.message());
     co_return nullptr;
   }
   stream.socket().set_option(tcp::no_delay(true), error);
@@ -201,7 +226,7 @@ asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(std:
   if (SSL_ctrl(tls.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
                const_cast<char*>(base.host.c_str())) != 1) {
     --open_;
-    failure = fmt::format("TLS {}: cannot set SNI", where);
+    failure.what = fmt::format("TLS {}: cannot set SNI", where);
     co_return nullptr;
   }
   tls.set_verify_callback(ssl::host_name_verification(base.host));
@@ -209,10 +234,17 @@ asio::awaitable<std::unique_ptr<Transport::Connection>> Transport::checkout(std:
   co_await tls.async_handshake(ssl::stream_base::client, asio::redirect_error(asio::use_awaitable, error));
   if (error) {
     --open_;
-    failure = fmt::format("TLS handshake with {}: {}", where,
-                          error == beast::error::timeout ? "timed out" : error.message());
+    if (is_certificate_refusal(error)) {
+      failure.certificate_refused = true;
+      failure.what = certificate_refusal(tls.native_handle(), base, options_.ca_file);
+      refused_certificate_ = failure.what;
+    } else {
+      failure.what = fmt::format("TLS handshake with {}: {}", where,
+                                 error == beast::error::timeout ? "timed out" : error.message());
+    }
     co_return nullptr;
   }
+  refused_certificate_.reset();
   co_return std::make_unique<Connection>(std::move(tls));
 }
 
@@ -241,14 +273,14 @@ asio::awaitable<TransportResult> Transport::send(HttpRequest request) {
   // A kept-alive connection may have been closed by the provider while idle; an idempotent
   // request then gets one more try on a fresh connection.
   for (int attempt = 0;; ++attempt) {
-    std::string failure;
+    TransportError failure{TransportError::Stage::not_sent, ""};
     auto connection = co_await checkout(failure);
     while (connection && !request.idempotent && connection->reused &&
            std::chrono::steady_clock::now() - connection->idle_since > kFreshEnoughForNonIdempotent) {
       checkin(nullptr);
       connection = co_await checkout(failure);
     }
-    if (!connection) co_return TransportError{TransportError::Stage::not_sent, failure};
+    if (!connection) co_return failure;
 
     http::response_parser<http::string_body> parser;
     parser.body_limit(options_.max_response_bytes);

@@ -14,6 +14,7 @@
 #include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/common/sqlite_migrations.hpp"
 #include "fulfillsync/schema/migrations.hpp"
+#include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -298,32 +299,20 @@ void SqliteMerchantDatabase::ping() {
 }
 
 void SqliteMerchantDatabase::prepare_result_tables(bool manage) {
-  const std::string version_table = prefix_ + "schema_migrations";
-  const auto embedded = schema::merchant_result_migrations();
+  const ResultMigrations migrations(prefix_);
   if (!manage) {
-    const int version = sqlite::schema_version(*db_, version_table);
-    if (version != static_cast<int>(embedded.size())) {
+    const int version = sqlite::schema_version(*db_, migrations.version_table());
+    if (version != static_cast<int>(migrations.steps().size())) {
       throw MerchantDatabaseError(fmt::format(
           "merchant database {}: the result tables (prefix {}) are at schema version {}, this fulfillsync writes "
           "version {}; apply schema/merchant/results/*.sql with the prefix, or set "
           "merchant.manage_result_tables: true",
-          path_.string(), prefix_, version, embedded.size()));
+          path_.string(), prefix_, version, migrations.steps().size()));
     }
     return;
   }
-  // The SQL names its tables "{prefix}...": substitute the validated prefix.
-  std::vector<std::string> sql;
-  for (const auto& step : embedded) {
-    std::string text(step.sql);
-    for (std::size_t at = text.find("{prefix}"); at != std::string::npos; at = text.find("{prefix}", at)) {
-      text.replace(at, 8, prefix_);
-      at += prefix_.size();
-    }
-    sql.push_back(std::move(text));
-  }
-  std::vector<sqlite::Migration> steps;
-  for (std::size_t i = 0; i < embedded.size(); ++i) steps.push_back({embedded[i].version, embedded[i].name, sql[i]});
-  sqlite::migrate(*db_, steps, version_table, fmt::format("the result tables in {}", path_.string()));
+  sqlite::migrate(*db_, migrations.steps(), migrations.version_table(),
+                  fmt::format("the result tables in {}", path_.string()));
 }
 
 int SqliteMerchantDatabase::result_schema_version() {
@@ -337,32 +326,7 @@ std::string SqliteMerchantDatabase::result_table(SourceKind kind) const {
 
 std::string SqliteMerchantDatabase::table(std::string_view name) const { return sql_name(prefix_ + std::string(name)); }
 
-std::vector<std::string> SqliteMerchantDatabase::check_source_tables() {
-  std::vector<std::string> problems;
-  const auto check = [&](std::string_view table, std::vector<std::string_view> columns) {
-    for (std::string_view column : columns) {
-      try {
-        // Stepped, not only prepared: a schema changed by another connection shows at the step.
-        SQLite::Statement probe(*db_,
-                                "SELECT " + column_of("t", column) + " FROM " + sql_name(table) + " AS t LIMIT 0");
-        probe.executeStep();
-      } catch (const SQLite::Exception& e) {
-        problems.push_back(fmt::format("{}.{}: {}", table, column, e.what()));
-        if (std::string_view(e.what()).find("no such table") != std::string_view::npos) return;
-      }
-    }
-  };
-  const auto names = [](auto columns, std::vector<std::string_view> keys) {
-    for (const auto& column : columns) keys.push_back(column.name);
-    return keys;
-  };
-  check(kOrdersTable, names(order_columns(), {"reference_id", "updated_at"}));
-  check(kOrderLinesTable, names(order_line_columns(), {"order_reference_id"}));
-  check(kReturnsTable, names(return_columns(), {"reference_id", "updated_at"}));
-  check(kReturnLinesTable, names(return_line_columns(), {"return_reference_id"}));
-  check(kWatchedInventoryTable, {"inventory_id"});
-  return problems;
-}
+std::vector<std::string> SqliteMerchantDatabase::check_source_tables() { return source_contract_problems(*db_); }
 
 std::uint64_t SqliteMerchantDatabase::change_counter() {
   return guarded(path_, "data_version", [&] {

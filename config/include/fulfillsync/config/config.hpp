@@ -189,6 +189,9 @@ struct Config {
   ApiConfig api;
   SyncConfig sync;
   MetricsConfig metrics;
+  // What the loader assumed on the operator's behalf, for check-config to show (e.g. where a
+  // systemd credential is read from outside systemd).
+  std::vector<std::string> notes;
 
   bool operator==(const Config&) const = default;
 };

@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,10 +33,24 @@ class ConfigError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
+// Why a secret file cannot be used: missing, not a regular file, readable by group or others,
+// unreadable, or empty. Nothing when it can.
+std::optional<std::string> secret_file_problem(const std::filesystem::path& file);
+
+// Whether the secret files (api.token_file, api.oauth.client_secret_file) are checked: present, a
+// regular file, private to their owner, readable and not empty. Commands that never use the token
+// (status, retry, resync) skip them, so that they work for an operator who cannot read it.
+enum class Secrets { check, skip };
+
 // Loads and validates the file. Throws ConfigError listing every problem.
-Config load_file(const std::filesystem::path& path);
+//
+// Outside systemd (CREDENTIALS_DIRECTORY unset), a path `${CREDENTIALS_DIRECTORY}/NAME` names the
+// file the packaged unit loads as credential NAME: `NAME` beside the configuration file for
+// `fulfillsync.yaml` (fulfillsyncd.service), `INSTANCE.NAME` for `INSTANCE.yaml`
+// (fulfillsyncd@INSTANCE.service). Config::notes says so.
+Config load_file(const std::filesystem::path& path, Secrets secrets = Secrets::check);
 
 // The same for YAML text; `name` stands for the file in diagnostics.
-Config load_string(std::string_view yaml, std::string_view name);
+Config load_string(std::string_view yaml, std::string_view name, Secrets secrets = Secrets::check);
 
 }  // namespace fulfillsync::config

@@ -29,6 +29,7 @@ struct CommandLine {
   std::filesystem::path config_path = kDefaultConfigPath;
   std::optional<spdlog::level::level_enum> log_level;
   bool dry_run = false;                       // run, once: build and validate, send nothing
+  bool online = false;                        // check-config --online: ask the provider too
   std::optional<std::string> retry_reference;  // retry REFERENCE_ID
   bool retry_rejected = false;                 // retry --rejected
   std::optional<std::string> resync_since;     // resync --since DATE (ISO 8601)

@@ -25,7 +25,8 @@ class Job {
   virtual boost::asio::awaitable<JobRun> run() = 0;
   // Items still to send or to look up; rejected items are not work.
   virtual int backlog() = 0;
-  // Paused because the provider refused the credentials: the operator must act.
+  // Paused because the provider refused the credentials, or its TLS certificate was refused: the
+  // operator must act.
   virtual bool paused() const = 0;
   // A pull job: the provider's data it last committed in full is as of this moment (the start of
   // that window, pass or cycle); its lag is now minus this. Nothing for push jobs, or before the first.

@@ -36,9 +36,18 @@ class Scheduler {
   // Starts every job's loop.
   void start();
 
-  enum class Idle { done, paused, stopped };
-  // Runs the jobs in turn until none has anything left to do, one is paused, or a stop.
-  boost::asio::awaitable<Idle> run_until_idle();
+  enum class Idle {
+    done,     // nothing left to do, and every job's last run ended without error
+    paused,   // a job is paused until an operator acts (credentials or certificate refused)
+    failing,  // a job's runs failed `failed_runs_limit` times in a row: failing_job() names it
+    stopped,  // a stop signal
+  };
+  // Runs the jobs in turn until none has anything left to do, one is paused or keeps failing, or a
+  // stop. A job whose last run failed is not done: it runs again after its back-off.
+  boost::asio::awaitable<Idle> run_until_idle(int failed_runs_limit);
+  // After Idle::failing: the job, and the error of its last run when it threw.
+  const std::string& failing_job() const { return failing_job_; }
+  const std::string& failing_error() const { return failing_error_; }
 
  private:
   struct Slot {
@@ -47,7 +56,8 @@ class Scheduler {
     Figures figures{};
   };
   boost::asio::awaitable<void> loop(Slot& slot);
-  boost::asio::awaitable<JobRun> run_once(Slot& slot);
+  // `error`: set to what the run threw, if it did.
+  boost::asio::awaitable<JobRun> run_once(Slot& slot, std::string* error = nullptr);
   boost::asio::awaitable<void> sleep(std::chrono::milliseconds duration);
 
   boost::asio::any_io_executor executor_;
@@ -57,6 +67,7 @@ class Scheduler {
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<Slot> slots_;
   std::mt19937 random_{std::random_device{}()};
+  std::string failing_job_, failing_error_;
 };
 
 }  // namespace fulfillsync::daemon

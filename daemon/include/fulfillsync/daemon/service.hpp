@@ -53,13 +53,17 @@ class Service {
   boost::asio::awaitable<void> handle_signals();
   boost::asio::awaitable<void> ping_watchdog(std::chrono::microseconds interval);
   boost::asio::awaitable<void> stop_gracefully();
-  // Finds the channel for creating calls; retried while the provider cannot be reached, fatal
-  // (exit 78) when the token or the configured channel cannot work.
+  // Finds the channel for creating calls; fatal (exit 78) when the token, the configured channel or
+  // the provider's certificate cannot work. While the provider cannot be reached, `run` asks again
+  // with growing pauses; `once` ends (exit 69) once the client's retries (api.retry) are spent.
   boost::asio::awaitable<void> connect_to_provider();
+  std::string provider_unreachable(const std::string& detail) const;
   void add_push_jobs();
   // `since`: the starting point (ISO 8601); nothing older is pulled.
   void add_pull_jobs(const std::string& since);
   boost::asio::awaitable<void> run_jobs_once();
+  // Ends `once`: prints the summary on stdout, `why` on the log, and sets the exit code.
+  void end_once(int code, const std::string& why);
   boost::asio::awaitable<void> report_progress();
   void reload();
   void apply(const config::Config& config);
@@ -92,7 +96,7 @@ class Service {
   std::unique_ptr<ProgressReport> progress_;
   Mode mode_;
   bool stopping_ = false;
-  int exit_code_ = 0;
+  std::optional<int> exit_code_;  // set when the run's end is known; else 0 (run) or 75 (once)
   // Job runs under way: a stop waits for them (up to the deadline).
   int in_flight_ = 0;
 };

@@ -37,6 +37,12 @@ class SyncMetrics {
 
   void observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration);
   void set_paused(std::string_view job, bool paused);
+  // A call that failed because the provider's TLS certificate was refused.
+  void count_certificate_refusal(std::string_view job);
+  // Whether the last call got through to the provider or not (no connection, no answer or a 5xx
+  // after the retries of api.retry). Returns whether that changed.
+  bool set_provider_reachable(bool reachable);
+  bool provider_reachable() const;
 
   void set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts);
   void set_oldest_waiting_age(double seconds);
@@ -56,6 +62,8 @@ class SyncMetrics {
   prometheus::Family<prometheus::Histogram>& run_duration_;
   prometheus::Family<prometheus::Gauge>& last_success_;
   prometheus::Family<prometheus::Gauge>& paused_;
+  prometheus::Family<prometheus::Counter>& certificate_refusals_;
+  prometheus::Gauge& provider_reachable_;
   prometheus::Family<prometheus::Gauge>& ledger_;
   prometheus::Gauge& oldest_waiting_;
   prometheus::Family<prometheus::Gauge>& backlog_;

@@ -16,6 +16,7 @@ struct ChannelSelection {
     configured_not_found,   // api.channel_id is not among the token's channels
     configured_read_only,   // api.channel_id lacks orders_write
     authentication_failed,  // 401 or 403 on GET /channel
+    certificate_refused,    // the provider's TLS certificate failed verification (api.ca_file, api.base_url)
     unavailable,            // the provider could not be asked; try again later
   };
   Status status = Status::unavailable;

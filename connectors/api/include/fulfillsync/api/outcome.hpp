@@ -30,6 +30,9 @@ struct Outcome {
   ApiError error;         // what an error answer's body says (message, field errors)
   std::chrono::milliseconds retry_after{0};
   std::string detail;     // a line for logs: the transport failure, or the status and the error summary
+  // not_sent because the provider's TLS certificate failed verification: a configuration problem
+  // (api.ca_file, api.base_url) that retrying does not mend; `detail` says what to change.
+  bool certificate_refused = false;
 
   bool ok() const { return kind == OutcomeKind::success; }
 };

@@ -62,6 +62,9 @@ struct TransportError {
   enum class Stage { not_sent, sent };
   Stage stage;
   std::string what;  // for logs: "connect 10.0.0.1:443: connection refused"
+  // The provider's TLS certificate failed verification (not_sent). Trying again does not mend it:
+  // api.ca_file or api.base_url must change, so `what` says how.
+  bool certificate_refused = false;
 };
 
 using TransportResult = std::variant<HttpResponse, TransportError>;
@@ -79,11 +82,15 @@ class Transport {
   // Closes idle connections (at shutdown).
   void close_idle();
 
+  // Why the provider's certificate was refused at the last TLS handshake; nothing once a handshake
+  // succeeds (or before any).
+  const std::optional<std::string>& refused_certificate() const { return refused_certificate_; }
+
   const TransportOptions& options() const { return options_; }
 
  private:
   class Connection;
-  boost::asio::awaitable<std::unique_ptr<Connection>> checkout(std::string& failure);
+  boost::asio::awaitable<std::unique_ptr<Connection>> checkout(TransportError& failure);
   void checkin(std::unique_ptr<Connection> connection);
 
   boost::asio::any_io_executor executor_;
@@ -93,6 +100,7 @@ class Transport {
   std::vector<std::unique_ptr<Connection>> idle_;
   std::size_t open_ = 0;  // connections checked out or idle
   std::unique_ptr<boost::asio::steady_timer> pool_freed_;  // woken when a connection is checked in
+  std::optional<std::string> refused_certificate_;
 };
 
 }  // namespace fulfillsync::api

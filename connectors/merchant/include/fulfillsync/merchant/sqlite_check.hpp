@@ -1,0 +1,24 @@
+#pragma once
+// What `fulfillsyncd check-config` finds in a SQLite merchant database, read-only: it creates
+// nothing, not the file when it is missing, nor the result tables.
+#include <string>
+#include <vector>
+
+#include "fulfillsync/config/config.hpp"
+
+namespace fulfillsync::merchant {
+
+struct Finding {
+  enum class Level { ok, warning, error };
+  Level level;
+  std::string subject;  // what was checked: "merchant.sqlite.path", "fulfillsync_orders", ...
+  std::string message;  // the reason, and for a warning or an error the fix
+};
+
+// The file, the source contract (tables or views and their columns; the `(updated_at, reference_id)`
+// index, a warning when missing), and the result tables: that they can be created (the prefix, no
+// table of another owner in their way) or, when they exist, that their version is one this
+// fulfillsync writes (equal to it without merchant.manage_result_tables).
+std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config);
+
+}  // namespace fulfillsync::merchant

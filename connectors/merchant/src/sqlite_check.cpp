@@ -1,0 +1,205 @@
+#include "fulfillsync/merchant/sqlite_check.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <fmt/format.h>
+
+#include "fulfillsync/merchant/source_rows.hpp"
+#include "fulfillsync/schema/migrations.hpp"
+#include "sqlite_contract.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+using Level = Finding::Level;
+
+std::string quoted(std::string_view identifier) {
+  std::string out = "\"";
+  for (char c : identifier) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// "table", "view", or "" when there is no such object.
+std::string object_type(SQLite::Database& db, std::string_view name) {
+  SQLite::Statement query(db, "SELECT type FROM sqlite_master WHERE name = ?1");
+  query.bind(1, std::string(name));
+  return query.executeStep() ? query.getColumn(0).getString() : "";
+}
+
+// Whether an index of `table` begins with (updated_at, reference_id), the order the change feed reads in.
+bool has_change_index(SQLite::Database& db, std::string_view table) {
+  SQLite::Statement indexes(db, "SELECT name FROM pragma_index_list(?1)");
+  indexes.bind(1, std::string(table));
+  while (indexes.executeStep()) {
+    SQLite::Statement columns(db, "SELECT name FROM pragma_index_info(?1) ORDER BY seqno");
+    columns.bind(1, indexes.getColumn(0).getString());
+    std::vector<std::string> names;
+    while (columns.executeStep()) names.push_back(columns.getColumn(0).getString());
+    if (names.size() >= 2 && names[0] == "updated_at" && names[1] == "reference_id") return true;
+  }
+  return false;
+}
+
+void check_change_indexes(SQLite::Database& db, std::vector<Finding>& findings) {
+  for (const std::string_view table : {kOrdersTable, kReturnsTable}) {
+    const std::string type = object_type(db, table);
+    if (type == "view") {
+      findings.push_back({Level::ok, std::string(table),
+                          "a view: give the table behind it an index on its change timestamp and key, so that a "
+                          "poll does not scan it"});
+    } else if (type == "table" && !has_change_index(db, table)) {
+      findings.push_back({Level::warning, std::string(table),
+                          fmt::format("no index on (updated_at, reference_id): every poll scans the whole table; "
+                                      "fix: CREATE INDEX {}_changes ON {} (updated_at, reference_id)",
+                                      table, table)});
+    }
+  }
+}
+
+void check_result_tables(SQLite::Database& db, const config::MerchantConfig& config, std::vector<Finding>& findings) {
+  const std::string subject = fmt::format("result tables (prefix {})", config.result_table_prefix);
+  const ResultMigrations migrations(config.result_table_prefix);
+  const int newest = static_cast<int>(migrations.steps().size());
+  const int version = sqlite::schema_version(db, migrations.version_table());
+  if (version > newest) {
+    findings.push_back({Level::error, subject,
+                        fmt::format("at schema version {}, written by a newer fulfillsync (this one writes {}); run "
+                                    "the newer fulfillsync or restore a backup taken before the upgrade",
+                                    version, newest)});
+    return;
+  }
+  if (version == newest) {
+    findings.push_back({Level::ok, subject, fmt::format("present at schema version {}", version)});
+    return;
+  }
+  if (!config.manage_result_tables) {
+    findings.push_back({Level::error, subject,
+                        fmt::format("at schema version {}, this fulfillsync writes version {}; fix: apply "
+                                    "schema/merchant/results/*.sql with the prefix, or set "
+                                    "merchant.manage_result_tables: true",
+                                    version, newest)});
+    return;
+  }
+  // What the migrations would create, tried on an empty database in memory: the real one is not
+  // written, and a name SQLite refuses (the prefix sqlite_ is its own) fails here the same way.
+  SQLite::Database trial(":memory:", SQLite::OPEN_READWRITE);
+  if (version == 0) {
+    try {
+      sqlite::migrate(trial, migrations.steps(), migrations.version_table(), "the result tables");
+    } catch (const std::exception& e) {
+      findings.push_back({Level::error, subject,
+                          fmt::format("cannot be created: {}; fix: choose another merchant.result_table_prefix",
+                                      e.what())});
+      return;
+    }
+    SQLite::Statement created(trial, "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    while (created.executeStep()) {
+      const std::string name = created.getColumn(0).getString();
+      if (!object_type(db, name).empty()) {
+        findings.push_back({Level::error, subject,
+                            fmt::format("{} exists already but is not fulfillsync's (no {}); fix: choose another "
+                                        "merchant.result_table_prefix, or rename that object",
+                                        name, migrations.version_table())});
+        return;
+      }
+    }
+    findings.push_back({Level::ok, subject, "absent; run creates them"});
+    return;
+  }
+  findings.push_back(
+      {Level::ok, subject, fmt::format("at schema version {}; run migrates them to version {}", version, newest)});
+}
+
+// The daemon writes its result tables, and SQLite its journal or -wal and -shm files beside the database.
+void check_writable(const std::filesystem::path& path, std::vector<Finding>& findings) {
+  const std::filesystem::path directory = path.parent_path().empty() ? "." : path.parent_path();
+  for (const auto& [what, file] : {std::pair{"the database", path}, std::pair{"its directory", directory}}) {
+    if (::access(file.c_str(), W_OK) != 0) {
+      findings.push_back({Level::error, "merchant.sqlite.path",
+                          fmt::format("{} {} is not writable by this user (uid {}): the daemon writes its result "
+                                      "tables there and SQLite its journal files beside it; see the README's 'A "
+                                      "merchant database owned by another application'",
+                                      what, file.string(), ::geteuid())});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> source_contract_problems(SQLite::Database& db) {
+  std::vector<std::string> problems;
+  const auto check = [&](std::string_view table, std::vector<std::string_view> columns) {
+    for (std::string_view column : columns) {
+      try {
+        // Stepped, not only prepared: a schema changed by another connection shows at the step.
+        SQLite::Statement probe(db, "SELECT t." + quoted(column) + " FROM " + quoted(table) + " AS t LIMIT 0");
+        probe.executeStep();
+      } catch (const SQLite::Exception& e) {
+        problems.push_back(fmt::format("{}.{}: {}", table, column, e.what()));
+        if (std::string_view(e.what()).find("no such table") != std::string_view::npos) return;
+      }
+    }
+  };
+  const auto names = [](auto columns, std::vector<std::string_view> keys) {
+    for (const auto& column : columns) keys.push_back(column.name);
+    return keys;
+  };
+  check(kOrdersTable, names(order_columns(), {"reference_id", "updated_at"}));
+  check(kOrderLinesTable, names(order_line_columns(), {"order_reference_id"}));
+  check(kReturnsTable, names(return_columns(), {"reference_id", "updated_at"}));
+  check(kReturnLinesTable, names(return_line_columns(), {"return_reference_id"}));
+  check(kWatchedInventoryTable, {"inventory_id"});
+  return problems;
+}
+
+ResultMigrations::ResultMigrations(std::string_view prefix) : prefix_(prefix) {
+  const auto embedded = schema::merchant_result_migrations();
+  for (const auto& step : embedded) {
+    std::string text(step.sql);
+    for (std::size_t at = text.find("{prefix}"); at != std::string::npos; at = text.find("{prefix}", at)) {
+      text.replace(at, 8, prefix_);
+      at += prefix_.size();
+    }
+    sql_.push_back(std::move(text));
+  }
+  for (std::size_t i = 0; i < embedded.size(); ++i) steps_.push_back({embedded[i].version, embedded[i].name, sql_[i]});
+}
+
+std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config) {
+  const std::filesystem::path& path = config.sqlite.path;
+  std::vector<Finding> findings;
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    findings.push_back({Level::error, "merchant.sqlite.path",
+                        fmt::format("{} does not exist; the shop application creates it (fulfillsyncd never does): "
+                                    "fix the path",
+                                    path.string())});
+    return findings;
+  }
+  try {
+    SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
+    db.setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
+    SQLite::Statement(db, "SELECT count(*) FROM sqlite_master").executeStep();  // fails on a file that is not one
+    findings.push_back({Level::ok, "merchant.sqlite.path", fmt::format("{} opens (read-only)", path.string())});
+    check_writable(path, findings);
+
+    const auto problems = source_contract_problems(db);
+    for (const auto& problem : problems) {
+      findings.push_back({Level::error, "source tables",
+                          problem + "; fix: create it as in schema/merchant/source_tables.sql, or a view of that "
+                                    "name over the shop's own table (schema/merchant/README.md)"});
+    }
+    if (problems.empty()) findings.push_back({Level::ok, "source tables", "every table and column of the contract"});
+    check_change_indexes(db, findings);
+    check_result_tables(db, config, findings);
+  } catch (const std::exception& e) {
+    findings.push_back({Level::error, "merchant.sqlite.path", fmt::format("{}: {}", path.string(), e.what())});
+  }
+  return findings;
+}
+
+}  // namespace fulfillsync::merchant
