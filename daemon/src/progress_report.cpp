@@ -81,7 +81,7 @@ void ProgressReport::report(std::chrono::steady_clock::duration elapsed) {
                    rough_duration(seconds), remaining, rate, rough_duration(eta));
     } else {
       spdlog::info("{}: {} left, none done in the last {}{}; the rate budget allows at best {}", job->name(),
-                   remaining, rough_duration(seconds), job->paused() ? " (paused: credentials refused)" : "",
+                   remaining, rough_duration(seconds), job->paused() ? " (paused until an operator acts: see the error above)" : "",
                    rough_duration(remaining / budget_per_second_));
     }
   }

@@ -97,7 +97,8 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
           if (renewed) continue;
         }
         break;
-      case OutcomeKind::not_sent: retry = true; break;
+      // A certificate that failed verification fails again: the configuration has to change.
+      case OutcomeKind::not_sent: retry = !outcome.certificate_refused; break;
       case OutcomeKind::ambiguous: retry = request.idempotent; break;
       default: break;
     }
