@@ -176,16 +176,16 @@ asio::awaitable<std::optional<std::vector<RemoteRecord>>> PushJob::look_up(Ledge
   co_return found;
 }
 
-asio::awaitable<void> PushJob::send_marked(
-    LedgerKind kind, const std::vector<std::string>& keys, std::vector<api::ApiRequest> requests,
-    const std::function<void(std::size_t, const std::optional<api::Outcome>&, bool sent)>& record) {
+asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys,
+                                          std::vector<api::ApiRequest> requests, JobRun& run,
+                                          const std::function<void(std::size_t, const api::Outcome&)>& record) {
   assert(keys.size() == requests.size());
   const auto executor = co_await asio::this_coro::executor;
   GroupCommit marks(executor, context_.ledger, "", fmt::format("{}.after_mark", name()));
   // Each answer is recorded as it comes, so that a crash leaves in flight only what is unanswered.
   GroupCommit answers(executor, context_.ledger, fmt::format("{}.after_response", name()),
                       fmt::format("{}.after_ledger_commit", name()));
-  std::vector<char> recorded(requests.size(), 0);
+  std::vector<char> settled(requests.size(), 0);
   bool halt = false;
   std::exception_ptr failure;
   try {
@@ -199,16 +199,26 @@ asio::awaitable<void> PushJob::send_marked(
           };
           const api::Outcome outcome = co_await context_.client.call(std::move(requests[i]));
           halt = halt || halts_the_rest(outcome);
-          co_await answers.run([&, i, sent] { record(i, outcome, sent); });
-          recorded[i] = 1;
+          if (sent) {
+            co_await answers.run([&, i] { record(i, outcome); });
+          } else {
+            // Ended before it could leave (no token to send it with): still pending, untouched.
+            run.ok = false;
+            run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+          }
+          settled[i] = 1;
         });
   } catch (...) {
     failure = std::current_exception();  // a commit that failed: the entries it held are as they were
   }
-  // A request never sent (a stop, a halt) or whose answer could not be recorded.
+  // Left pending (a stop, a halt), or in flight with no answer recorded: it may have left.
   auto batch = context_.ledger.batch();
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (!recorded[i]) record(i, std::nullopt, context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight);
+    if (settled[i]) continue;
+    run.more = true;
+    if (context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight) {
+      context_.ledger.mark_unknown(kind, keys[i], "interrupted while in flight");
+    }
   }
   batch.commit();
   if (failure) std::rethrow_exception(failure);
@@ -327,31 +337,12 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
                         .idempotent = false,
                         .with_channel = true});
   }
-  co_await send_marked(kind_, keys, std::move(requests),
-                       [&](std::size_t i, const std::optional<api::Outcome>& answer, bool sent) {
-                         record(entries[i], answer, sent, run);
-                       });
+  co_await send_marked(kind_, keys, std::move(requests), run,
+                       [&](std::size_t i, const api::Outcome& outcome) { record(entries[i], outcome, run); });
 }
 
-void CreatePushJob::record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, bool sent,
-                           JobRun& run) {
+void CreatePushJob::record(const LedgerEntry& entry, const api::Outcome& outcome, JobRun& run) {
   const std::string& key = entry.source_key;
-  if (!sent) {
-    // Still pending: never marked, never sent (a stop, a halt, or no token to send it with).
-    if (answer) {
-      run.ok = false;
-      run.back_off = std::max(run.back_off, backoff_.note_failure(*answer));
-    }
-    run.more = true;
-    return;
-  }
-  if (!answer) {
-    // Marked, then the call ended without an answer: it may have left.
-    context_.ledger.mark_unknown(kind_, key, "interrupted while in flight");
-    run.more = true;
-    return;
-  }
-  const api::Outcome& outcome = *answer;
   switch (outcome.kind) {
     case OutcomeKind::success: {
       std::string why;
@@ -450,10 +441,9 @@ asio::awaitable<JobRun> CancelPushJob::run() {
                           .idempotent = false,
                           .with_channel = true});
     }
-    co_await send_marked(LedgerKind::order_cancel, keys, std::move(requests),
-                         [&](std::size_t i, const std::optional<api::Outcome>& answer, bool sent) {
-                           record(keys[i], order_ids[i], answer, sent, run);
-                         });
+    co_await send_marked(
+        LedgerKind::order_cancel, keys, std::move(requests), run,
+        [&](std::size_t i, const api::Outcome& outcome) { record(keys[i], order_ids[i], outcome, run); });
   }
   context_.results.flush(merchant::SourceKind::orders, name());
   co_return run;
@@ -501,23 +491,8 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
   }
 }
 
-void CancelPushJob::record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer,
-                           bool sent, JobRun& run) {
+void CancelPushJob::record(const std::string& key, std::int64_t order_id, const api::Outcome& outcome, JobRun& run) {
   auto& ledger = context_.ledger;
-  if (!sent) {
-    if (answer) {
-      run.ok = false;
-      run.back_off = std::max(run.back_off, backoff_.note_failure(*answer));
-    }
-    run.more = true;
-    return;
-  }
-  if (!answer) {
-    ledger.mark_unknown(LedgerKind::order_cancel, key, "interrupted while in flight");
-    run.more = true;
-    return;
-  }
-  const api::Outcome& outcome = *answer;
   switch (outcome.kind) {
     case OutcomeKind::success:
       // Cancelled is the status a cancel leads to; the answer's `order` is not needed here.

@@ -166,10 +166,7 @@ TEST_F(PushSyncTest, AnEditHeldWhileACreateIsUnclearDoesNotOutliveALaterCancel) 
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;drop_before=1").status, 200);
   insert_orders("HELD", 1);
   auto running = run_in_background();
-  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("drop_before") == 0;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
-    std::this_thread::sleep_for(50ms);
-  }
+  ASSERT_TRUE(wait_for_sandbox_count("drop_before", 1, 20s)) << running->stderr_text();
   const auto unclear_since = std::chrono::steady_clock::now();
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
   // Read by the daemon well within the lookup's wait (the 5 s request timeout).
@@ -367,10 +364,7 @@ TEST_F(PushSyncTest, AfterAnUnclearCreateTheRowIsSentAsTheMerchantLastWroteIt) {
   insert_orders("FIX", 1);
   insert_returns("RFIX", 1);
   auto running = run_in_background();
-  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("503") < 2;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
-    std::this_thread::sleep_for(20ms);
-  }
+  ASSERT_TRUE(wait_for_sandbox_count("503", 2, 20s)) << running->stderr_text();
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
   std::this_thread::sleep_for(1s);
   execute("UPDATE fulfillsync_orders SET address1 = '9 Corrected Road' WHERE reference_id = 'FIX-0001'");
@@ -449,20 +443,14 @@ TEST_F(PushSyncTest, AnUnclearCancelIsSettledByReadingTheOrderAndProcessedOnce) 
   // Processed, then the answer dropped.
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order/*;drop_after=1").status, 200);
   request_cancel("UCXL-0001");
-  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("drop_after") == 0;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
-    std::this_thread::sleep_for(20ms);
-  }
+  ASSERT_TRUE(wait_for_sandbox_count("drop_after", 1, 20s)) << running->stderr_text();
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
   EXPECT_TRUE(wait_for_result("UCXL-0001", "cancelled", 30s)) << running->stderr_text();
 
   // Dropped before it was processed: read as not cancelled, so sent again.
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order/*;drop_before=1").status, 200);
   request_cancel("UCXL-0002");
-  for (const auto deadline = std::chrono::steady_clock::now() + 20s; sandbox_count("drop_before") == 0;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << running->stderr_text();
-    std::this_thread::sleep_for(20ms);
-  }
+  ASSERT_TRUE(wait_for_sandbox_count("drop_before", 1, 20s)) << running->stderr_text();
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
   EXPECT_TRUE(wait_for_result("UCXL-0002", "cancelled", 30s)) << running->stderr_text();
   running->send_signal(SIGTERM);

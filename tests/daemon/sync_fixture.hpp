@@ -415,6 +415,15 @@ class SyncFixture : public ::testing::Test {
     return query.getColumn(0).getInt64();
   }
 
+  // Waits up to `limit` until the sandbox's count `name` (sandbox_count) reaches `at_least`.
+  bool wait_for_sandbox_count(std::string_view name, long at_least, std::chrono::milliseconds limit) {
+    for (const auto deadline = std::chrono::steady_clock::now() + limit; sandbox_count(name) < at_least;) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(20ms);
+    }
+    return true;
+  }
+
   // Waits up to `limit` for the result table to show `state` for `reference`.
   bool wait_for_result(const std::string& reference, std::string_view state, std::chrono::milliseconds limit,
                        std::string_view table = "fulfillsync_order_sync") {

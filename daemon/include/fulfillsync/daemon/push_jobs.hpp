@@ -60,18 +60,19 @@ class PushJob : public Job {
   // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
   int chunk_size() const;
 
-  // GET `route` with `filter`=`values` (comma-separated, one page): what the provider has of them.
+  // GET /order (/return for returns) with `filter`=`values` (comma-separated, one page): what the
+  // provider has of them.
   // Nothing when the lookup failed; then `run` says so and backs off.
   boost::asio::awaitable<std::optional<std::vector<RemoteRecord>>> look_up(LedgerKind kind, std::string filter,
                                                                           std::string values, JobRun& run);
 
   // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) just before
-  // it leaves. Stops starting new ones after a 429, 401 or 403, or at a stop. Returns each request's
-  // answer, nothing for one not sent (its entry stays pending). Should a mark fail to commit, the
-  // answers received are recorded through `record` and the error is rethrown.
-  boost::asio::awaitable<void> send_marked(
-      LedgerKind kind, const std::vector<std::string>& keys, std::vector<api::ApiRequest> requests,
-      const std::function<void(std::size_t, const std::optional<api::Outcome>&, bool sent)>& record);
+  // it leaves, and hands each answer to `record` as it comes; the marks, and the answers, that come
+  // together share a commit. Stops starting new ones after a 429, 401 or 403, or at a stop: those
+  // stay pending. Should a commit fail, what it held is as it was, and the error is rethrown.
+  boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys,
+                                           std::vector<api::ApiRequest> requests, JobRun& run,
+                                           const std::function<void(std::size_t, const api::Outcome&)>& record);
 
   PushContext context_;
   config::JobConfig config_;
@@ -93,8 +94,8 @@ class CreatePushJob final : public PushJob {
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
   boost::asio::awaitable<void> send(JobRun& run);
-  // `answer` is nothing for an entry left unsent; `sent`: it was marked in flight.
-  void record(const LedgerEntry& entry, const std::optional<api::Outcome>& answer, bool sent, JobRun& run);
+  // The answer to a create that left.
+  void record(const LedgerEntry& entry, const api::Outcome& outcome, JobRun& run);
   // An order create whose row asks for a cancel is never sent: both entries are withdrawn.
   bool withdraw_if_cancelled(const LedgerEntry& entry);
   std::string failpoint_name(std::string_view step) const;
@@ -113,8 +114,7 @@ class CancelPushJob final : public PushJob {
 
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
-  void record(const std::string& key, std::int64_t order_id, const std::optional<api::Outcome>& answer, bool sent,
-              JobRun& run);
+  void record(const std::string& key, std::int64_t order_id, const api::Outcome& outcome, JobRun& run);
 };
 
 }  // namespace fulfillsync::daemon
