@@ -12,6 +12,7 @@
 
 #include "fulfillsync/api/models/decode.hpp"
 #include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/concurrently.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
@@ -27,6 +28,8 @@ namespace {
 constexpr std::size_t kLookupChunk = 40;
 // Chunks of entries waiting in the ledger before a create job stops reading its source table.
 constexpr int kQueuedChunks = 4;
+// A pending entry whose body was built longer ago than this has its row read again before it is sent.
+constexpr auto kStaleBody = 2s;
 
 std::string_view noun(LedgerKind kind) {
   switch (kind) {
@@ -316,8 +319,28 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   if (context_.stopping) co_return;
   std::vector<LedgerEntry> entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
   if (entries.size() == static_cast<std::size_t>(chunk_size())) run.more = true;
+  // A body that waited long (under a backlog the intake pauses, so a later change may not be in the
+  // ledger yet) is sent only once its row has been read again.
+  std::vector<std::string> stale;
+  const auto built_before = timestamps::Clock::now() - kStaleBody;
+  for (const LedgerEntry& entry : entries) {
+    if (timestamps::parse_iso8601(entry.updated_at).value_or(built_before) <= built_before) {
+      stale.push_back(entry.source_key);
+    }
+  }
   {
     auto batch = context_.ledger.batch();
+    if (!stale.empty()) {
+      try {
+        refresh_source_(stale);
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: reading {} waiting rows again failed ({}); trying again later", name(), stale.size(),
+                     e.what());
+        run.ok = false;
+        co_return;  // rolled back: nothing is sent without its row's latest version
+      }
+      entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
+    }
     std::erase_if(entries, [&](const LedgerEntry& entry) { return withdraw_if_cancelled(entry); });
     batch.commit();
   }

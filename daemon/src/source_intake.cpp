@@ -219,10 +219,15 @@ void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
     else return db_.read_returns(keys);
   }();
   const merchant::ChangeCursor limit = merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now());
+  const auto known = ledger_.hashes(create_kind<Row>(), keys);
   for (const Row& row : rows) {
     held_.erase(row.reference_id);  // superseded by the version read now
-    if (merchant::ChangeCursor{row.updated_at, row.reference_id} < limit) take(row);
-    else reject_ahead(ledger_, metrics_, row, options_.feed.max_clock_skew);
+    if (merchant::ChangeCursor{row.updated_at, row.reference_id} >= limit) {
+      reject_ahead(ledger_, metrics_, row, options_.feed.max_clock_skew);
+    } else if (const auto found = known.find(row.reference_id);
+               found == known.end() || found->second != row.content_hash) {
+      take(row);  // a new version (an unchanged one needs no new body)
+    }
   }
 }
 

@@ -51,10 +51,11 @@ class SourceIntake {
   // MerchantDatabaseError or SQLite::Exception; the next poll then starts again from the saved cursor.
   bool poll(int max_batches);
 
-  // Reads the rows `keys` again and offers their current versions. For creates found absent at the
-  // provider after an unclear send, now pending again: what goes out next is the row as the merchant
-  // last wrote it (or its rejection, or its withdrawal when it asks for a cancel), never the body
-  // built before a change. Runs inside the caller's ledger Batch. Throws as poll() does.
+  // Reads the rows `keys` again and offers their current versions. For pending creates (found absent
+  // at the provider after an unclear send, or waiting long in a backlog while the intake paused):
+  // what goes out next is the row as the merchant last wrote it (or its rejection, or its withdrawal
+  // when it asks for a cancel), never a body built before a change. Runs inside the caller's ledger
+  // Batch. Throws as poll() does.
   void refresh(std::span<const std::string> keys);
 
   // The checkpoint's name for this table's cursor: "source:fulfillsync_orders".
