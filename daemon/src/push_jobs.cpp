@@ -28,6 +28,8 @@ namespace {
 constexpr std::size_t kLookupChunk = 40;
 // Chunks of entries waiting in the ledger before a create job stops reading its source table.
 constexpr int kQueuedChunks = 4;
+// How far ahead of the rate budget's pace a send's mark also covers the sends due next.
+constexpr auto kMarkAhead = 100ms;
 // A pending entry whose body was built longer ago than this has its row read again before it is sent.
 constexpr auto kStaleBody = 2s;
 
@@ -71,56 +73,73 @@ bool halts_the_rest(const api::Outcome& outcome) {
          outcome.kind == OutcomeKind::forbidden;
 }
 
-// Ledger changes made by concurrent sends, in shared commits: the first change to arrive waits for
-// the sends that are ready at the same moment to add theirs, then commits them all (one fsync).
-// Each caller resumes once its change is durable; should the commit fail, every caller of that
-// commit gets the exception and none of their changes is kept.
-class GroupCommit {
+// The ledger changes of a chunk's concurrent sends, in shared commits. A send is marked in flight
+// durably before it leaves: the first mark to arrive waits for the sends ready at the same moment to
+// add theirs, then commits them all (one fsync). An answer is recorded without waiting: it goes into
+// the next commit (the next send's mark, or flush()), so a crash leaves in flight only the sends
+// whose answers had just come. Should a commit fail, every mark waiting on it gets the exception,
+// and nothing of it is kept.
+class SendCommits {
  public:
-  // Failpoints passed before and after each commit ("" for none).
-  GroupCommit(asio::any_io_executor executor, OutboundLedger& ledger, std::string before_commit,
-              std::string after_commit)
+  SendCommits(asio::any_io_executor executor, OutboundLedger& ledger, std::string_view job)
       : executor_(executor),
         ledger_(ledger),
-        before_commit_(std::move(before_commit)),
-        after_commit_(std::move(after_commit)),
+        after_mark_(fmt::format("{}.after_mark", job)),
+        after_response_(fmt::format("{}.after_response", job)),
+        after_ledger_commit_(fmt::format("{}.after_ledger_commit", job)),
         committed_(executor, asio::steady_timer::time_point::max()) {}
 
-  asio::awaitable<void> run(std::function<void()> change) {
-    waiting_.push_back(std::move(change));
+  // Returns once `mark` (and every answer recorded before it) is durable.
+  asio::awaitable<void> mark(std::function<void()> mark) {
+    marks_.push_back(std::move(mark));
+    co_await commit();
+  }
+
+  // Recorded with the next commit.
+  void answer(std::function<void()> record) { answers_.push_back(std::move(record)); }
+
+  // Commits the answers not committed yet.
+  asio::awaitable<void> flush() {
+    if (!answers_.empty() || leader_) co_await commit();
+  }
+
+ private:
+  asio::awaitable<void> commit() {
     const std::uint64_t generation = generation_;
-    if (!leader_) {
-      leader_ = true;
-      co_await asio::post(executor_, asio::use_awaitable);
-      std::vector<std::function<void()>> changes = std::exchange(waiting_, {});
-      leader_ = false;
-      try {
-        auto batch = ledger_.batch();
-        for (const auto& each : changes) each();
-        if (!before_commit_.empty()) failpoint(before_commit_);
-        batch.commit();
-        failure_ = nullptr;
-        if (!after_commit_.empty()) failpoint(after_commit_);
-      } catch (...) {
-        failure_ = std::current_exception();
-      }
-      ++generation_;
-      committed_.cancel();
-    } else {
+    if (leader_) {
       // The timer never expires: the leader's cancel() wakes every waiter once its commit is done.
       boost::system::error_code ignored;
       while (generation_ == generation) {
         co_await committed_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
       }
+    } else {
+      leader_ = true;
+      co_await asio::post(executor_, asio::use_awaitable);  // lets the sends ready now join
+      const auto marks = std::exchange(marks_, {});
+      const auto answers = std::exchange(answers_, {});
+      leader_ = false;
+      try {
+        auto batch = ledger_.batch();
+        for (const auto& record : answers) record();
+        for (const auto& mark : marks) mark();
+        if (!answers.empty()) failpoint(after_response_);
+        batch.commit();
+        failure_ = nullptr;
+        if (!answers.empty()) failpoint(after_ledger_commit_);
+        if (!marks.empty()) failpoint(after_mark_);
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+      ++generation_;
+      committed_.cancel();
     }
     if (failure_) std::rethrow_exception(failure_);
   }
 
- private:
   asio::any_io_executor executor_;
   OutboundLedger& ledger_;
-  std::string before_commit_, after_commit_;
-  std::vector<std::function<void()>> waiting_;
+  std::string after_mark_, after_response_, after_ledger_commit_;
+  std::vector<std::function<void()>> marks_, answers_;
   bool leader_ = false;
   std::uint64_t generation_ = 0;
   std::exception_ptr failure_;  // of the latest commit
@@ -183,43 +202,71 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
                                           std::vector<api::ApiRequest> requests, JobRun& run,
                                           const std::function<void(std::size_t, const api::Outcome&)>& record) {
   assert(keys.size() == requests.size());
-  const auto executor = co_await asio::this_coro::executor;
-  GroupCommit marks(executor, context_.ledger, "", fmt::format("{}.after_mark", name()));
-  // Each answer is recorded as it comes, so that a crash leaves in flight only what is unanswered.
-  GroupCommit answers(executor, context_.ledger, fmt::format("{}.after_response", name()),
-                      fmt::format("{}.after_ledger_commit", name()));
-  std::vector<char> settled(requests.size(), 0);
+  SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
+  // A mark also covers the sends due next, as many as the rate budget lets leave within
+  // kMarkAhead (none at the production pace, up to the concurrency when unbounded): fewer commits,
+  // and nothing marked long before it leaves.
+  const auto per_window = static_cast<std::size_t>(context_.client.options().requests_per_minute *
+                                                   std::chrono::duration<double>(kMarkAhead).count() / 60);
+  const std::size_t ahead = std::min(per_window, static_cast<std::size_t>(config_.concurrency));
+  enum Mark : char { unmarked, marking, marked };
+  std::vector<Mark> marks(requests.size(), unmarked);
+  std::vector<char> sent(requests.size(), 0);
+  std::vector<std::optional<api::Outcome>> outcomes(requests.size());
   bool halt = false;
   std::exception_ptr failure;
   try {
     co_await for_each_concurrently(
         requests.size(), static_cast<std::size_t>(config_.concurrency), [&](std::size_t i) -> asio::awaitable<void> {
           if (halt || context_.stopping) co_return;
-          bool sent = false;
           requests[i].before_send = [&, i]() -> asio::awaitable<void> {
-            co_await marks.run([&, i] { context_.ledger.mark_in_flight(kind, keys[i]); });
-            sent = true;
+            if (marks[i] == unmarked) {
+              std::vector<std::size_t> due = {i};
+              for (std::size_t j = i + 1; j < requests.size() && due.size() <= ahead; ++j) {
+                if (marks[j] == unmarked) due.push_back(j);
+              }
+              for (const std::size_t j : due) marks[j] = marking;
+              // Named: GCC 12 mis-destroys a temporary built inside co_await.
+              std::function<void()> mark_due = [&, due] {
+                for (const std::size_t j : due) context_.ledger.mark_in_flight(kind, keys[j]);
+              };
+              try {
+                co_await commits.mark(std::move(mark_due));
+              } catch (...) {
+                for (const std::size_t j : due) marks[j] = unmarked;
+                throw;
+              }
+              for (const std::size_t j : due) marks[j] = marked;
+            } else if (marks[i] == marking) {
+              // Marked ahead by a commit still under way: joins it (or, done since, commits nothing).
+              std::function<void()> nothing = [] {};
+              co_await commits.mark(std::move(nothing));
+              marks[i] = marked;
+            }
+            sent[i] = 1;
           };
-          const api::Outcome outcome = co_await context_.client.call(std::move(requests[i]));
-          halt = halt || halts_the_rest(outcome);
-          if (sent) {
-            co_await answers.run([&, i] { record(i, outcome); });
+          outcomes[i] = co_await context_.client.call(std::move(requests[i]));
+          halt = halt || halts_the_rest(*outcomes[i]);
+          if (sent[i]) {
+            commits.answer([&, i] { record(i, *outcomes[i]); });
           } else {
-            // Ended before it could leave (no token to send it with): still pending, untouched.
+            // Ended before it could leave (no token to send it with).
             run.ok = false;
-            run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+            run.back_off = std::max(run.back_off, backoff_.note_failure(*outcomes[i]));
           }
-          settled[i] = 1;
         });
+    co_await commits.flush();
   } catch (...) {
-    failure = std::current_exception();  // a commit that failed: the entries it held are as they were
+    failure = std::current_exception();  // a commit that failed: what it held is as it was
   }
-  // Left pending (a stop, a halt), or in flight with no answer recorded: it may have left.
+  // Marked ahead but never sent (a stop, a halt): pending again. Marked and sent, but with no answer
+  // kept (a commit failed): it may have left.
   auto batch = context_.ledger.batch();
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (settled[i]) continue;
-    run.more = true;
-    if (context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!sent[i]) run.more = true;
+    if (marks[i] == marked && !sent[i]) {
+      context_.ledger.mark_pending(kind, keys[i], "not sent yet");
+    } else if (failure && sent[i] && context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight) {
       context_.ledger.mark_unknown(kind, keys[i], "interrupted while in flight");
     }
   }

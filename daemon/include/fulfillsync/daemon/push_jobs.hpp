@@ -66,10 +66,11 @@ class PushJob : public Job {
   boost::asio::awaitable<std::optional<std::vector<RemoteRecord>>> look_up(LedgerKind kind, std::string filter,
                                                                           std::string values, JobRun& run);
 
-  // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) just before
-  // it leaves, and hands each answer to `record` as it comes; the marks, and the answers, that come
-  // together share a commit. Stops starting new ones after a 429, 401 or 403, or at a stop: those
-  // stay pending. Should a commit fail, what it held is as it was, and the error is rethrown.
+  // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) durably
+  // just before it leaves, and hands each answer to `record` as it comes, in the next commit; marks
+  // and answers that come together share a commit. Stops starting new ones after a 429, 401 or 403,
+  // or at a stop: those stay pending. Should a commit fail, the error is rethrown once every send
+  // whose answer it lost is `unknown`.
   boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys,
                                            std::vector<api::ApiRequest> requests, JobRun& run,
                                            const std::function<void(std::size_t, const api::Outcome&)>& record);
