@@ -6,6 +6,10 @@
 namespace fulfillsync::daemon {
 namespace {
 
+// Not `job`: Prometheus sets that label on every scraped series to the scrape job's name, and with
+// its default honor_labels: false a `job` label from the target would be renamed `exported_job`.
+constexpr const char* kJobLabel = "sync_job";
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -89,7 +93,7 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
 }
 
 void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
-  items_.Add({{"job", std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
+  items_.Add({{kJobLabel, std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
 }
 
 void SyncMetrics::count_unapplied_change(LedgerKind kind) {
@@ -103,18 +107,18 @@ void SyncMetrics::count_row_ahead_of_clock(LedgerKind kind) {
 }
 
 void SyncMetrics::observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration) {
-  runs_.Add({{"job", std::string(job)}, {"result", ok ? "ok" : "error"}}).Increment();
+  runs_.Add({{kJobLabel, std::string(job)}, {"result", ok ? "ok" : "error"}}).Increment();
   static const prometheus::Histogram::BucketBoundaries buckets = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60};
-  run_duration_.Add({{"job", std::string(job)}}, buckets).Observe(std::chrono::duration<double>(duration).count());
-  if (ok) last_success_.Add({{"job", std::string(job)}}).Set(now_seconds());
+  run_duration_.Add({{kJobLabel, std::string(job)}}, buckets).Observe(std::chrono::duration<double>(duration).count());
+  if (ok) last_success_.Add({{kJobLabel, std::string(job)}}).Set(now_seconds());
 }
 
 void SyncMetrics::set_paused(std::string_view job, bool paused) {
-  paused_.Add({{"job", std::string(job)}}).Set(paused ? 1 : 0);
+  paused_.Add({{kJobLabel, std::string(job)}}).Set(paused ? 1 : 0);
 }
 
 void SyncMetrics::count_certificate_refusal(std::string_view job) {
-  certificate_refusals_.Add({{"job", std::string(job)}}).Increment();
+  certificate_refusals_.Add({{kJobLabel, std::string(job)}}).Increment();
 }
 
 bool SyncMetrics::set_provider_reachable(bool reachable) {
@@ -139,12 +143,12 @@ void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, 
 void SyncMetrics::set_oldest_waiting_age(double seconds) { oldest_waiting_.Set(seconds); }
 
 void SyncMetrics::set_backlog(std::string_view job, double remaining, double eta_seconds) {
-  backlog_.Add({{"job", std::string(job)}}).Set(remaining);
-  eta_.Add({{"job", std::string(job)}}).Set(eta_seconds);
+  backlog_.Add({{kJobLabel, std::string(job)}}).Set(remaining);
+  eta_.Add({{kJobLabel, std::string(job)}}).Set(eta_seconds);
 }
 
 void SyncMetrics::set_lag(std::string_view job, std::chrono::system_clock::duration lag) {
-  lag_.Add({{"job", std::string(job)}}).Set(std::max(0.0, std::chrono::duration<double>(lag).count()));
+  lag_.Add({{kJobLabel, std::string(job)}}).Set(std::max(0.0, std::chrono::duration<double>(lag).count()));
 }
 
 void SyncMetrics::set_tracking_marks(const std::map<MarkState, int>& counts) {

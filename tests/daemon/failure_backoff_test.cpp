@@ -40,9 +40,10 @@ TEST_F(FailureBackoffTest, ARefusedCertificatePausesTheJobAndIsCounted) {
   EXPECT_GT(run.back_off, 59s);
   EXPECT_EQ(backoff.note_failure(refused), 2min);
   const std::string text = exposition();
-  EXPECT_NE(text.find("fulfillsync_tls_certificate_refusals_total{job=\"push_orders\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("fulfillsync_tls_certificate_refusals_total{sync_job=\"push_orders\"} 2"), std::string::npos)
+      << text;
   // Not a credentials problem, and the provider is not away.
-  EXPECT_EQ(text.find("fulfillsync_job_paused{job=\"push_orders\"} 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("fulfillsync_job_paused{sync_job=\"push_orders\"} 1"), std::string::npos) << text;
   EXPECT_TRUE(metrics.provider_reachable());
 
   backoff.note_success();
@@ -65,9 +66,9 @@ TEST_F(FailureBackoffTest, NoConnectionMarksTheProviderUnreachableUntilAnAnswer)
 TEST_F(FailureBackoffTest, RefusedCredentialsPauseTheJob) {
   EXPECT_EQ(backoff.note_failure(outcome(OutcomeKind::unauthorized, 401)), 1min);
   EXPECT_TRUE(backoff.paused());
-  EXPECT_NE(exposition().find("fulfillsync_job_paused{job=\"push_orders\"} 1"), std::string::npos);
+  EXPECT_NE(exposition().find("fulfillsync_job_paused{sync_job=\"push_orders\"} 1"), std::string::npos);
   backoff.note_success();
-  EXPECT_NE(exposition().find("fulfillsync_job_paused{job=\"push_orders\"} 0"), std::string::npos);
+  EXPECT_NE(exposition().find("fulfillsync_job_paused{sync_job=\"push_orders\"} 0"), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // A real Prometheus (Debian's `prometheus`) scrapes a running daemon, with the sandbox and a
 // merchant database, and evaluates the alert rules of monitoring/ as shipped (their `for:` cut to
-// nothing, so that the test need not wait minutes).
+// nothing, so that the test need not wait minutes). The scrape config is monitoring/README.md's,
+// with Prometheus' default settings: the rules must work without honor_labels.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -89,7 +90,6 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
                                      "  - " + (dir / "rules.yml").string() + "\n"
                                      "scrape_configs:\n"
                                      "  - job_name: fulfillsync\n"
-                                     "    honor_labels: true\n"
                                      "    static_configs:\n"
                                      "      - targets: ['127.0.0.1:" + std::to_string(metrics_port) + "']\n");
   const std::uint16_t port = free_port();
@@ -103,8 +103,13 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
 
   // It scrapes the daemon, and the pushes show.
   wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
-  wait_for_series(port, R"(fulfillsync_sync_items_total{job="push_orders",outcome="created"} >= 3)");
-  wait_for_series(port, R"(fulfillsync_job_last_success_timestamp_seconds{job="pull_shipments"})");
+  wait_for_series(port,
+                  R"(fulfillsync_sync_items_total{job="fulfillsync",sync_job="push_orders",outcome="created"} >= 3)");
+  wait_for_series(port, R"(fulfillsync_job_last_success_timestamp_seconds{sync_job="pull_shipments"})");
+  // No label of the daemon's clashes with the ones Prometheus sets on the target.
+  const std::string clashes =
+      http_get("127.0.0.1", port, "/api/v1/query?query=" + url_encoded(R"(count({exported_job!=""}))")).body;
+  EXPECT_THAT(clashes, HasSubstr(R"("result":[])"));
   // Every rule loads and evaluates.
   const std::string loaded = wait_for(port, "/api/v1/rules", [](const std::string& body) {
     return body.find("FulfillsyncTrackingMarksFailing") != std::string::npos;
@@ -116,7 +121,7 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   write_file(dir / "metrics.txt", http_get("127.0.0.1", metrics_port, "/metrics").body);
   const auto lint = run({"/bin/sh", "-c", "promtool check metrics < " + (dir / "metrics.txt").string()}, 60s);
   EXPECT_EQ(lint.exit_status, 0) << lint.stdout_text << lint.stderr_text;
-  EXPECT_THAT(read_file(dir / "metrics.txt"), HasSubstr("fulfillsync_pull_lag_seconds{job=\"pull_shipments\"}"));
+  EXPECT_THAT(read_file(dir / "metrics.txt"), HasSubstr("fulfillsync_pull_lag_seconds{sync_job=\"pull_shipments\"}"));
 
   // The provider revokes the token: the next push is refused, the job pauses, the alert fires.
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/reset").status, 200);
@@ -126,7 +131,7 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
     return body.find(R"("alertname":"FulfillsyncAuthenticationFailing")") != std::string::npos &&
            body.find(R"("state":"firing")") != std::string::npos;
   });
-  EXPECT_THAT(alerts, HasSubstr(R"("job":"push_orders")"));
+  EXPECT_THAT(alerts, HasSubstr(R"("sync_job":"push_orders")"));
 
   prometheus.send_signal(SIGTERM);
   EXPECT_TRUE(prometheus.wait_for_exit(30s).has_value());

@@ -324,7 +324,7 @@ TEST_F(PushSyncTest, RefusedCredentialsPauseTheJobAndRaiseTheAlarm) {
   insert_order("AUTH-0003", 3);
   ASSERT_TRUE(running.wait_for_stderr("push_orders: paused", 20s)) << running.stderr_text();
   const auto metrics = http_get("127.0.0.1", port, "/metrics").body;
-  EXPECT_THAT(metrics, HasSubstr("fulfillsync_job_paused{job=\"push_orders\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("fulfillsync_job_paused{sync_job=\"push_orders\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("fulfillsync_ledger_entries{kind=\"order_create\",state=\"pending\"}"));
   running.send_signal(SIGTERM);
   EXPECT_EQ(running.wait_for_exit(20s), 0);
