@@ -114,6 +114,19 @@ for unit in fulfillsyncd.service fulfillsyncd@shop1.service; do
   echo "$unit: verified"
 done
 
+step "the units' hardening"
+for unit in fulfillsyncd.service fulfillsyncd@.service; do
+  grep -qx "PrivateMounts=yes" "$units/$unit" || fail "$unit lacks PrivateMounts=yes"
+  # An empty IPAddressDeny= only resets the list: it filters nothing.
+  if grep -Eqx "IPAddress(Deny|Allow)=[[:space:]]*" "$units/$unit"; then fail "$unit has an empty IP address filter"; fi
+done
+for unit in fulfillsyncd.service fulfillsyncd@shop1.service; do
+  # --threshold is the exposure times ten; the reason for each remaining point is in the unit.
+  review=$(systemd-analyze security --offline=yes --threshold=11 --no-pager "$units/$unit" 2>&1) ||
+    fail "systemd-analyze security rates $unit above 1.1: $review"
+  echo "$unit: $(grep -o 'exposure level.*' <<< "$review")"
+done
+
 for binary in fulfillsyncd fulfillsync-sandbox; do
   if grep -q '\.debug_info' <<< "$(readelf -S "$root/usr/bin/$binary")"; then fail "$binary is not stripped"; fi
 done
