@@ -49,7 +49,7 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                         .Register(registry)),
       paused_(prometheus::BuildGauge()
                   .Name("fulfillsync_job_paused")
-                  .Help("1 while the job is paused because the provider refused the credentials.")
+                  .Help("1 while the job is paused until an operator acts: credentials or TLS certificate refused.")
                   .Register(registry)),
       certificate_refusals_(prometheus::BuildCounter()
                                 .Name("fulfillsync_tls_certificate_refusals_total")
