@@ -1,7 +1,11 @@
 #include "fulfillsync/sandbox/options.hpp"
 
 #include <charconv>
+#include <cstdlib>
+#include <fstream>
 #include <string_view>
+
+#include "fulfillsync/common/version.hpp"
 
 namespace fulfillsync::sandbox {
 namespace {
@@ -12,8 +16,12 @@ A stateful local emulator of the fulfillment provider's API (see sandbox/README.
 
   --listen HOST:PORT     address to serve on; port 0 picks a free port. Prints
                          "listening on http://HOST:PORT" (https with TLS) once accepting.
-  --token TOKEN          a personal access token of the default merchant (repeatable)
+  --token TOKEN          a personal access token of the default merchant (repeatable; visible
+                         in ps: prefer --token-file or FULFILLSYNC_SANDBOX_TOKEN)
+  --token-file FILE      the same, one token a line ('#' comments and blank lines skipped;
+                         repeatable)
   --admin-token TOKEN    enables /_sandbox/... for requests with X-Sandbox-Admin-Token: TOKEN
+  --admin-token-file FILE  the same, the file's one token
   --state FILE           keep state in a SQLite file; it survives a restart
   --seed demo            start with the demo catalogue
   --rate-limit N|off     requests per minute per token (default 150, as production)
@@ -25,13 +33,43 @@ A stateful local emulator of the fulfillment provider's API (see sandbox/README.
   --read-timeout S       seconds a client has to send a whole request (default 30)
   --max-body BYTES       largest accepted request body (default 1048576)
   --log-level LEVEL      trace, debug, info, warn, error, off (default info)
+  -V, --version          show the version
   --help                 this text
+
+Environment: FULFILLSYNC_SANDBOX_TOKEN adds one token of the default merchant;
+FULFILLSYNC_SANDBOX_ADMIN_TOKEN is the admin token unless the command line gives one.
 )";
+
+constexpr const char* kTokenVariable = "FULFILLSYNC_SANDBOX_TOKEN";
+constexpr const char* kAdminTokenVariable = "FULFILLSYNC_SANDBOX_ADMIN_TOKEN";
 
 template <typename T>
 bool parse_number(std::string_view text, T& value) {
   const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
   return result.ec == std::errc{} && result.ptr == text.data() + text.size();
+}
+
+// The tokens of a token file: one a line, surrounding white space trimmed, blank lines and
+// '#' comments skipped. Returns an error text, or nothing when the file gave at least one token.
+std::optional<std::string> read_token_file(const std::string& path, std::vector<std::string>& tokens) {
+  std::ifstream file(path);
+  if (!file) return "cannot read '" + path + "'";
+  const auto before = tokens.size();
+  constexpr std::string_view kBlank = " \t\r";
+  for (std::string line; std::getline(file, line);) {
+    const auto first = line.find_first_not_of(kBlank);
+    if (first == std::string::npos || line[first] == '#') continue;
+    tokens.push_back(line.substr(first, line.find_last_not_of(kBlank) + 1 - first));
+  }
+  if (file.bad()) return "cannot read '" + path + "'";
+  if (tokens.size() == before) return "'" + path + "' holds no token";
+  return std::nullopt;
+}
+
+std::optional<std::string> environment(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
 }
 
 }  // namespace
@@ -51,6 +89,11 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
       exit_code = 0;
       return std::nullopt;
     }
+    if (arg == "--version" || arg == "-V") {
+      message = std::string("fulfillsync-sandbox ") + kVersion;
+      exit_code = 0;
+      return std::nullopt;
+    }
     std::string_view name = arg;
     std::optional<std::string_view> inline_value;
     if (const auto equals = arg.find('='); arg.starts_with("--") && equals != std::string_view::npos) {
@@ -62,9 +105,9 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
       if (i + 1 >= argc) return std::nullopt;
       return std::string_view(argv[++i]);
     };
-    const auto known = {"--listen", "--token", "--admin-token", "--state", "--seed", "--rate-limit", "--tls-cert",
-                        "--tls-key", "--fault-seed", "--faults", "--clock-speed", "--read-timeout", "--max-body",
-                        "--log-level"};
+    const auto known = {"--listen", "--token", "--token-file", "--admin-token", "--admin-token-file", "--state",
+                        "--seed", "--rate-limit", "--tls-cert", "--tls-key", "--fault-seed", "--faults",
+                        "--clock-speed", "--read-timeout", "--max-body", "--log-level"};
     bool recognised = false;
     for (const auto* option : known) recognised = recognised || name == option;
     if (!recognised) return fail("unknown option '" + std::string(arg) + "'");
@@ -85,9 +128,16 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
     } else if (name == "--token") {
       if (text->empty()) return fail("--token: a token cannot be empty");
       options.tokens.emplace_back(*text);
+    } else if (name == "--token-file") {
+      if (auto error = read_token_file(std::string(*text), options.tokens)) return fail("--token-file: " + *error);
     } else if (name == "--admin-token") {
       if (text->empty()) return fail("--admin-token: the token cannot be empty");
       options.admin_token = std::string(*text);
+    } else if (name == "--admin-token-file") {
+      std::vector<std::string> admin;
+      if (auto error = read_token_file(std::string(*text), admin)) return fail("--admin-token-file: " + *error);
+      if (admin.size() > 1) return fail("--admin-token-file: '" + std::string(*text) + "' holds more than one token");
+      options.admin_token = admin.front();
     } else if (name == "--state") {
       options.state_file = std::string(*text);
     } else if (name == "--seed") {
@@ -124,6 +174,8 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
     }
   }
   if (!listen_given) return fail("--listen HOST:PORT is required");
+  if (auto token = environment(kTokenVariable)) options.tokens.push_back(std::move(*token));
+  if (!options.admin_token) options.admin_token = environment(kAdminTokenVariable);
   if (options.tls_cert.has_value() != options.tls_key.has_value()) {
     return fail("--tls-cert and --tls-key go together");
   }

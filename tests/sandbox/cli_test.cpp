@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fulfillsync/common/version.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace fulfillsync::sandbox_test {
@@ -46,6 +47,77 @@ TEST(SandboxCli, RefusesUnknownOptionsAndMissingListen) {
   auto help = testing::run(std::vector<std::string>{binary, "--help"}, 10s);
   EXPECT_EQ(help.exit_status, 0);
   EXPECT_NE(help.stdout_text.find("--clock-speed"), std::string::npos);
+}
+
+TEST(SandboxCli, PrintsItsVersion) {
+  const auto binary = testing::binary_path("fulfillsync-sandbox").string();
+  for (const char* flag : {"--version", "-V"}) {
+    const auto version = testing::run(std::vector<std::string>{binary, flag}, 10s);
+    EXPECT_EQ(version.exit_status, 0) << flag;
+    EXPECT_EQ(version.stdout_text, std::string("fulfillsync-sandbox ") + kVersion + "\n") << flag;
+  }
+}
+
+// Tokens on the command line are visible in ps; a file or the environment keeps them out of it.
+TEST(SandboxCli, TakesTokensFromAFile) {
+  testing::TempDir dir;
+  testing::write_file(dir / "tokens", "# the integration tokens\n\nfile-token-1\n  file-token-2 \r\n");
+  testing::write_file(dir / "admin-token", "file-admin\n");
+  Sandbox sandbox({"--token-file", (dir / "tokens").string(), "--admin-token-file", (dir / "admin-token").string()});
+  EXPECT_EQ(sandbox.call("GET", "/2026-01/channel", {}, {}, "file-token-1").status, 200);
+  EXPECT_EQ(sandbox.call("GET", "/2026-01/channel", {}, {}, "file-token-2").status, 200);
+  EXPECT_EQ(sandbox.call("GET", "/2026-01/channel", {}, {}, "# the integration tokens").status, 401);
+  EXPECT_EQ(sandbox.raw("GET", "/_sandbox/clock", {{"X-Sandbox-Admin-Token", "file-admin"}}).status, 200);
+  EXPECT_EQ(sandbox.raw("GET", "/_sandbox/clock", {{"X-Sandbox-Admin-Token", std::string(kAdminToken)}}).status, 401);
+}
+
+TEST(SandboxCli, TakesTokensFromTheEnvironment) {
+  testing::ChildProcess process({.argv = {testing::binary_path("fulfillsync-sandbox").string(), "--listen", "127.0.0.1:0",
+                                          "--log-level", "warn"},
+                                 .set_env = {"FULFILLSYNC_SANDBOX_TOKEN=env-token",
+                                             "FULFILLSYNC_SANDBOX_ADMIN_TOKEN=env-admin"}});
+  const auto line = process.wait_for_stdout("listening on ", 20s);
+  ASSERT_TRUE(line) << process.stderr_text();
+  const auto port = static_cast<std::uint16_t>(std::stoi(line->substr(line->rfind(':') + 1)));
+  const auto channel = [&](std::string token) {
+    return testing::http_request("127.0.0.1", port, "GET", "/2026-01/channel", {{"Authorization", "Bearer " + token}});
+  };
+  EXPECT_EQ(channel("env-token").status, 200);
+  EXPECT_EQ(channel("other").status, 401);
+  EXPECT_EQ(testing::http_request("127.0.0.1", port, "GET", "/_sandbox/clock", {{"X-Sandbox-Admin-Token", "env-admin"}}).status,
+            200);
+  // The command line's admin token wins over the environment's.
+  testing::ChildProcess overridden({.argv = {testing::binary_path("fulfillsync-sandbox").string(), "--listen",
+                                             "127.0.0.1:0", "--admin-token", "argv-admin", "--log-level", "warn"},
+                                    .set_env = {"FULFILLSYNC_SANDBOX_ADMIN_TOKEN=env-admin"}});
+  const auto second = overridden.wait_for_stdout("listening on ", 20s);
+  ASSERT_TRUE(second) << overridden.stderr_text();
+  const auto second_port = static_cast<std::uint16_t>(std::stoi(second->substr(second->rfind(':') + 1)));
+  const auto admin = [&](std::string token) {
+    return testing::http_request("127.0.0.1", second_port, "GET", "/_sandbox/clock", {{"X-Sandbox-Admin-Token", token}})
+        .status;
+  };
+  EXPECT_EQ(admin("argv-admin"), 200);
+  EXPECT_EQ(admin("env-admin"), 401);
+}
+
+TEST(SandboxCli, RefusesUnusableTokenFiles) {
+  testing::TempDir dir;
+  testing::write_file(dir / "empty", "# nothing yet\n\n");
+  testing::write_file(dir / "two", "one\ntwo\n");
+  const auto binary = testing::binary_path("fulfillsync-sandbox").string();
+  const auto refused = [&](std::vector<std::string> options, std::string_view expected) {
+    options.insert(options.begin(), {binary, "--listen", "127.0.0.1:0"});
+    const auto result = testing::run(std::move(options), 10s);
+    EXPECT_EQ(result.exit_status, 2) << result.stderr_text;
+    EXPECT_NE(result.stderr_text.find(expected), std::string::npos) << result.stderr_text;
+  };
+  refused({"--token-file", (dir / "missing").string()}, "--token-file: cannot read");
+  refused({"--token-file", (dir / "empty").string()}, "holds no token");
+  refused({"--admin-token-file", (dir / "two").string()}, "holds more than one token");
+  const auto help = testing::run(std::vector<std::string>{binary, "--help"}, 10s);
+  EXPECT_NE(help.stdout_text.find("--token-file"), std::string::npos);
+  EXPECT_NE(help.stdout_text.find("FULFILLSYNC_SANDBOX_TOKEN"), std::string::npos);
 }
 
 TEST(SandboxCli, StateSurvivesARestart) {

@@ -10,8 +10,10 @@ namespace fulfillsync::sandbox {
 struct SandboxOptions {
   std::string listen_host = "127.0.0.1";
   std::uint16_t listen_port = 0;
-  std::vector<std::string> tokens;          // personal access tokens of the default merchant
-  std::optional<std::string> admin_token;   // without it the admin path answers 404
+  // Personal access tokens of the default merchant: --token, --token-file, FULFILLSYNC_SANDBOX_TOKEN.
+  std::vector<std::string> tokens;
+  // --admin-token(-file), else FULFILLSYNC_SANDBOX_ADMIN_TOKEN; without it the admin path answers 404.
+  std::optional<std::string> admin_token;
   std::optional<std::string> state_file;    // SQLite journal; state survives a restart
   std::optional<std::string> seed;          // "demo"
   int rate_limit_per_minute = 150;          // 0: off
@@ -24,8 +26,9 @@ struct SandboxOptions {
   std::string log_level = "info";
 };
 
-// Parses argv; on error or --help returns nothing and writes the message to `message`
-// (`exit_code` 2 for errors, 0 for help).
+// Parses argv (reading token files and the FULFILLSYNC_SANDBOX_* token variables); on error,
+// --help or --version returns nothing and writes the message to `message` (`exit_code` 2 for
+// errors, 0 otherwise).
 std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::string& message, int& exit_code);
 
 }  // namespace fulfillsync::sandbox
