@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string_view>
 
+#include <CivetServer.h>
+#include <civetweb.h>
 #include <fmt/format.h>
 #include <prometheus/exposer.h>
 
@@ -18,6 +21,23 @@ prometheus::Gauge& single_gauge(prometheus::Registry& registry, const char* name
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// GET / answers with a page linking to /metrics, as Prometheus exporters do. The Exposer serves
+// only the URIs of its collectables, but passes CivetWeb's callbacks on: begin_request sees every
+// request first, and returning 0 leaves all but "/" to CivetWeb and the Exposer's /metrics handler.
+int serve_landing_page(mg_connection* connection) {
+  const mg_request_info* request = mg_get_request_info(connection);
+  if (request == nullptr || request->local_uri == nullptr || std::string_view(request->local_uri) != "/") return 0;
+  const std::string_view method = request->request_method;
+  if (method != "GET" && method != "HEAD") return 0;
+  static const std::string page = fmt::format(
+      "<!DOCTYPE html>\n<html>\n<head><title>fulfillsyncd</title></head>\n<body>\n<h1>fulfillsyncd</h1>\n"
+      "<p>Version {}</p>\n<p><a href=\"/metrics\">Metrics</a></p>\n</body>\n</html>\n",
+      kVersion);
+  mg_send_http_ok(connection, "text/html; charset=utf-8", static_cast<long long>(page.size()));
+  if (method == "GET") mg_write(connection, page.data(), page.size());
+  return 200;
 }
 
 }  // namespace
@@ -43,7 +63,9 @@ std::uint16_t Metrics::serve(const config::MetricsConfig& config) {
   const std::string host = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
   const std::string address = fmt::format("{}:{}", host, config.port);
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+    CivetCallbacks callbacks;  // CivetWeb copies them
+    callbacks.begin_request = serve_landing_page;
+    exposer_ = std::make_unique<prometheus::Exposer>(address, 1, &callbacks);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("cannot serve metrics on {}: {}", address, e.what()));
   }

@@ -165,6 +165,19 @@ TEST_F(DaemonProcessTest, MetricsPassPromtoolAndIncludeTheStandardSet) {
   EXPECT_EQ(lint.stdout_text + lint.stderr_text, "");
 }
 
+// As Prometheus exporters do, / is a page that links to /metrics; other paths stay 404.
+TEST_F(DaemonProcessTest, MetricsEndpointRootLinksToMetrics) {
+  auto daemon = start();
+  const std::uint16_t port = metrics_port(*daemon);
+  const HttpResponse root = http_get("127.0.0.1", port, "/");
+  EXPECT_EQ(root.status, 200);
+  EXPECT_THAT(root.headers.at("content-type"), HasSubstr("text/html"));
+  EXPECT_THAT(root.body, HasSubstr("<a href=\"/metrics\">"));
+  EXPECT_THAT(root.body, HasSubstr(kVersion));
+  EXPECT_EQ(http_get("127.0.0.1", port, "/elsewhere").status, 404);
+  EXPECT_THAT(metrics(port), HasSubstr("fulfillsync_build_info"));
+}
+
 // run is a daemon: it keeps asking a provider it cannot reach, and says so in the log and a metric.
 TEST_F(DaemonProcessTest, AProviderThatCannotBeReachedIsShownWhileRunKeepsAsking) {
   std::string config = read_file(config_path);

@@ -1,5 +1,5 @@
 #pragma once
-// The daemon's Prometheus registry and its HTTP endpoint (GET /metrics).
+// The daemon's Prometheus registry and its HTTP endpoint (GET /metrics, and GET / a page linking to it).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,7 +26,7 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // Starts serving GET /metrics on the configured address; throws std::runtime_error when it
+  // Starts serving GET /metrics (and the landing page at /) on the configured address; throws std::runtime_error when it
   // cannot bind. Returns the bound port (the real one when the configuration said 0).
   std::uint16_t serve(const config::MetricsConfig& config);
 
