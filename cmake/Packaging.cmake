@@ -12,7 +12,7 @@ set(CPACK_PACKAGE_CONTACT "fulfillsync maintainers <fulfillsync@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_SET_DESTDIR ON)
-# Release binaries without debug information; the build tree keeps the unstripped ones.
+# Binaries without debug information; the build tree keeps the unstripped ones.
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "merchant database to fulfillment provider synchronisation daemon")
 
@@ -21,7 +21,9 @@ set(CPACK_DEBIAN_PACKAGE_NAME fulfillsync)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CPACK_PACKAGE_CONTACT}")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# The extended description (CPack puts the summary above it and indents it for the control file).
+# The extended description (CPack puts the summary above it and indents it for the control file). It
+# names the build type the package was made from: the package is built from whatever tree it is
+# packaged in, and the project's own is RelWithDebInfo, the tested one (README, "The Debian package").
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "fulfillsyncd connects a merchant's SQL database to an order-fulfillment provider's HTTPS JSON API:
 it pushes orders, cancels and returns exactly once and pulls shipments, tracking, statuses and
@@ -32,7 +34,11 @@ The package creates the fulfillsync system user and /var/lib/fulfillsync and ins
 fulfillsyncd.service and fulfillsyncd@.service units, but enables and starts neither: write
 /etc/fulfillsync/fulfillsync.yaml (from fulfillsync.example.yaml) and the API token first, then
 run systemctl enable --now fulfillsyncd. Prometheus alert rules and a Grafana dashboard are in
-/usr/share/fulfillsync/monitoring.")
+/usr/share/fulfillsync/monitoring.
+
+Built with CMake's ${CMAKE_BUILD_TYPE} configuration, then stripped. The project packages
+RelWithDebInfo: the configuration its whole test suite and CI run against, -O2 with its
+assertions kept.")
 
 # Dependencies from the shared libraries the binaries link, as Debian declares them.
 find_program(FULFILLSYNC_DPKG_SHLIBDEPS dpkg-shlibdeps)

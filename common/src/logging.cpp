@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -17,8 +19,7 @@ namespace {
 class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    const std::string prefix = "<" + std::to_string(syslog_priority(msg.level)) + ">";
-    dest.append(prefix.data(), prefix.data() + prefix.size());
+    fmt::format_to(std::back_inserter(dest), "<{}>", syslog_priority(msg.level));
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
     return std::make_unique<SyslogPriorityFlag>();

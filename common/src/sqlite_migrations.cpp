@@ -1,6 +1,6 @@
 #include "fulfillsync/common/sqlite_migrations.hpp"
 
-#include <cassert>
+#include "fulfillsync/common/invariant.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -20,8 +20,11 @@ bool is_plain_identifier(std::string_view name) {
 
 }  // namespace
 
+// The version table's name is written into SQL as it is, and a gap or a swap in the numbering would
+// apply a migration to a schema it was not written for: both are checked in every build type (once
+// per store opened).
 int schema_version(SQLite::Database& db, std::string_view version_table) {
-  assert(is_plain_identifier(version_table));
+  FULFILLSYNC_INVARIANT(is_plain_identifier(version_table), "a version table is named in plain SQL");
   if (!db.tableExists(std::string(version_table))) return 0;
   SQLite::Statement query(db, fmt::format("SELECT coalesce(max(version), 0) FROM \"{}\"", version_table));
   query.executeStep();
@@ -30,9 +33,9 @@ int schema_version(SQLite::Database& db, std::string_view version_table) {
 
 int migrate(SQLite::Database& db, std::span<const Migration> migrations, std::string_view version_table,
             std::string_view store) {
-  assert(is_plain_identifier(version_table));
+  FULFILLSYNC_INVARIANT(is_plain_identifier(version_table), "a version table is named in plain SQL");
   for (std::size_t i = 0; i < migrations.size(); ++i) {
-    assert(migrations[i].version == static_cast<int>(i) + 1 && "migrations are numbered 1, 2, 3, ...");
+    FULFILLSYNC_INVARIANT(migrations[i].version == static_cast<int>(i) + 1, "migrations are numbered 1, 2, 3, ...");
   }
   const int newest_known = static_cast<int>(migrations.size());
 

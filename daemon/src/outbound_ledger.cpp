@@ -1,8 +1,6 @@
 #include "fulfillsync/daemon/outbound_ledger.hpp"
 
-#include <cassert>
-#include <cstdio>
-#include <cstdlib>
+#include "fulfillsync/common/invariant.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -19,16 +17,14 @@ LedgerState state_from(std::string_view text) {
   if (text == "rejected") return LedgerState::rejected;
   if (text == "unknown") return LedgerState::unknown;
   if (text == "withdrawn") return LedgerState::withdrawn;
-  assert(false && "the schema's CHECK allows no other ledger state");
-  std::abort();
+  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other ledger state");
 }
 
 LedgerKind kind_from(std::string_view text) {
   if (text == "order_create") return LedgerKind::order_create;
   if (text == "order_cancel") return LedgerKind::order_cancel;
   if (text == "return_create") return LedgerKind::return_create;
-  assert(false && "the schema's CHECK allows no other ledger kind");
-  std::abort();
+  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other ledger kind");
 }
 
 constexpr const char* kColumns =
@@ -197,12 +193,8 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
   const int changed = update.exec();
   // The jobs only move rows they have just read in `from`; anything else means two writers or a
   // logic error, and carrying on could send an order twice.
-  if (changed != 1) {
-    std::fprintf(stderr, "outbound ledger: %s %.*s cannot move to %s\n", std::string(to_string(kind)).c_str(),
-                 static_cast<int>(source_key.size()), source_key.data(), std::string(to_string(to)).c_str());
-    assert(changed == 1 && "ledger transition from an unexpected state");
-    std::abort();
-  }
+  FULFILLSYNC_INVARIANT(changed == 1, fmt::format("outbound ledger: {} {} cannot move to {}", to_string(kind),
+                                                   source_key, to_string(to)));
 }
 
 void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key) {

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
@@ -529,8 +530,9 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
     std::map<std::int64_t, std::string> key_of;
     for (std::size_t i = first; i < last; ++i) {
       const auto create = ledger.find(LedgerKind::order_create, unknown[i].source_key);
-      // A cancel is sent only for a created order, so its create has the id.
-      assert(create && create->remote_id && "an unclear cancel belongs to a created order");
+      // A cancel is sent only for a created order, so its create has the id; a store that says
+      // otherwise has lost track of what was sent, and reading the missing id would be undefined.
+      FULFILLSYNC_INVARIANT(create && create->remote_id, "an unclear cancel belongs to a created order");
       ids += fmt::format("{}{}", ids.empty() ? "" : ",", *create->remote_id);
       key_of.emplace(*create->remote_id, unknown[i].source_key);
     }

@@ -1,7 +1,6 @@
 #include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 
-#include <cassert>
-#include <cstdlib>
+#include "fulfillsync/common/invariant.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -17,8 +16,7 @@ MarkState state_from(std::string_view text) {
   if (text == "in_flight") return MarkState::in_flight;
   if (text == "marked") return MarkState::marked;
   if (text == "unknown") return MarkState::unknown;
-  assert(false && "the schema's CHECK allows no other mark state");
-  std::abort();
+  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other mark state");
 }
 
 std::vector<TrackingMark> marks_of(SQLite::Statement& query) {
@@ -125,8 +123,7 @@ void TrackingMarkLedger::transition(std::int64_t shipment_id, std::initializer_l
   update.bind(5, settles ? 1 : 0);
   update.bind(6, static_cast<int64_t>(shipment_id));
   const int changed = update.exec();
-  assert(changed == 1 && "a mark moves only from the states its transition allows");
-  (void)changed;
+  FULFILLSYNC_INVARIANT(changed == 1, "a mark moves only from the states its transition allows");
 }
 
 void TrackingMarkLedger::mark_in_flight(std::int64_t shipment_id) {
@@ -151,8 +148,7 @@ void TrackingMarkLedger::mark_not_sent(std::int64_t shipment_id) {
       kSqlNow));
   update.bind(1, static_cast<int64_t>(shipment_id));
   const int changed = update.exec();
-  assert(changed == 1 && "only a mark in flight can come back unsent");
-  (void)changed;
+  FULFILLSYNC_INVARIANT(changed == 1, "only a mark in flight can come back unsent");
 }
 
 void TrackingMarkLedger::mark_unknown(std::int64_t shipment_id, std::string_view reason) {

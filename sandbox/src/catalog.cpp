@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "fulfillsync/sandbox/handlers.hpp"
 #include "fulfillsync/sandbox/render.hpp"
 #include "fulfillsync/sandbox/sandbox.hpp"
@@ -114,7 +116,7 @@ std::optional<std::vector<Variant>> read_variant_array(Call& call, Validation& v
   std::vector<Variant> variants;
   std::size_t index = 0;
   for (auto item : items) {
-    const std::string path = "[" + std::to_string(index++) + "]";
+    const std::string path = fmt::format("[{}]", index++);
     simdjson::dom::object object;
     if (item.get_object().get(object) != simdjson::SUCCESS) {
       validation.add(path, "Each variant must be an object.");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace fulfillsync::sandbox {
 namespace {
 
@@ -91,11 +93,12 @@ bool Simulator::move_shipment(Store& store, Order& order, Shipment& shipment, St
                               std::string& why) {
   const Stage current = shipment.stage;
   const auto refuse = [&](std::string reason) {
-    why = "shipment " + std::to_string(shipment.id) + " cannot move from " + std::string(stage_status(current)) +
-          (stage_detail_id(current) ? "/" + std::string(stage_detail_name(current)) : std::string()) + " to " +
-          std::string(stage_status(stage)) +
-          (stage_detail_id(stage) ? "/" + std::string(stage_detail_name(stage)) : std::string()) + ": " +
-          std::move(reason);
+    const auto described = [](Stage which) {
+      return stage_detail_id(which) ? fmt::format("{}/{}", stage_status(which), stage_detail_name(which))
+                                    : std::string(stage_status(which));
+    };
+    why = fmt::format("shipment {} cannot move from {} to {}: {}", shipment.id, described(current), described(stage),
+                      reason);
     return false;
   };
   if (current == Stage::cancelled) return refuse("it is cancelled");

@@ -79,5 +79,18 @@ TEST_F(SqliteMigrationsTest, FailedStepIsRolledBackWhole) {
   EXPECT_FALSE(db.tableExists("second"));
 }
 
+using SqliteMigrationsDeathTest = SqliteMigrationsTest;
+
+// Checked in every build type, Release included: a swapped step would run on a schema it was not
+// written for, and the table name is written into SQL as it is.
+TEST_F(SqliteMigrationsDeathTest, AMisnumberedListOrAnUnsafeTableNameStopsTheProcess) {
+  auto db = open();
+  const Migration swapped[] = {kVersion2, kVersion1};
+  EXPECT_DEATH(migrate(db, swapped, "schema_migrations", "test store"), "migrations are numbered 1, 2, 3");
+  const Migration all[] = {kVersion1, kVersion2};
+  EXPECT_DEATH(migrate(db, all, "x\"; DROP TABLE cursors; --", "test store"), "a version table is named in plain SQL");
+  EXPECT_DEATH(schema_version(db, "Schema"), "a version table is named in plain SQL");
+}
+
 }  // namespace
 }  // namespace fulfillsync::sqlite

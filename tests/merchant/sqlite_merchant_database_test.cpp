@@ -313,7 +313,8 @@ std::vector<std::string> rows(SQLite::Database& db, const std::string& sql) {
   while (query.executeStep()) {
     std::string row;
     for (int i = 0; i < query.getColumnCount(); ++i) {
-      row += (i == 0 ? "" : "|") + (query.getColumn(i).isNull() ? std::string("NULL") : query.getColumn(i).getString());
+      if (i > 0) row += '|';
+      row += query.getColumn(i).isNull() ? std::string("NULL") : query.getColumn(i).getString();
     }
     out.push_back(std::move(row));
   }

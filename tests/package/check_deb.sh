@@ -57,6 +57,9 @@ depends=$(field Depends)
 [[ $depends =~ (^|[ ,])libssl3([ ,]|$) ]] || fail "Depends lacks libssl3: $depends"
 [[ $depends =~ libsqlite3-0 ]] || fail "Depends lacks libsqlite3-0: $depends"
 grep -q "enables and starts neither" <<< "$(field Description)" || fail "the description does not say the service is not started"
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
+grep -q "Built with CMake's $build_type configuration" <<< "$(field Description)" ||
+  fail "the description does not name the build type ($build_type)"
 
 dpkg-deb --control "$deb" "$tmp/control"
 [[ $(cat "$tmp/control/conffiles") == /etc/fulfillsync/fulfillsync.example.yaml ]] ||

@@ -102,7 +102,7 @@ std::string Field::describe() const {
         while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
         return fmt::format("'{}...' ({} bytes)", text::printable(text.substr(0, cut)), text.size());
       }
-      return "'" + text::printable(text) + "'";
+      return fmt::format("'{}'", text::printable(text));
     case Type::blob: return fmt::format("a blob of {} bytes", text.size());
   }
   return "?";

@@ -1,5 +1,6 @@
 // Returns, inventory, channels, variants and receiving orders decoded from recorded bodies in every
 // version.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fulfillsync/api/models/decode.hpp"
@@ -59,7 +60,7 @@ TEST_P(ResourceDecoding, ReturnList) {
   EXPECT_EQ(list->items[1].status, "Cancelled");
   EXPECT_EQ(list->items[1].return_type, "ReturnToSender");
   EXPECT_TRUE(list->items[1].inventory.empty());
-  EXPECT_EQ(list->next, "/" + std::string(to_string(GetParam())) + "/return?Cursor=3&Limit=2");
+  EXPECT_EQ(list->next, fmt::format("/{}/return?Cursor=3&Limit=2", to_string(GetParam())));
   EXPECT_FALSE(list->prev.has_value());
 }
 

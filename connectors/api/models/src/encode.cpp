@@ -1,5 +1,6 @@
 #include "fulfillsync/api/models/encode.hpp"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <string_view>
@@ -19,7 +20,7 @@ class BodyWriter {
   json::JsonWriter& json() { return writer_; }
 
   void enter(std::string_view key) { path_.emplace_back(key); }
-  void enter(std::size_t index) { path_.push_back("[" + std::to_string(index) + "]"); }
+  void enter(std::size_t index) { path_.push_back(fmt::format("[{}]", index)); }
   void leave() { path_.pop_back(); }
 
   // A refused value: remembered with its path (the first only: later ones are usually its
@@ -61,8 +62,8 @@ void put_value(BodyWriter& w, std::int32_t number) { w.json().value(number); }
 void put_value(BodyWriter& w, bool flag) { w.json().value(flag); }
 void put_value(BodyWriter& w, const Money& money) {
   if (!Money::is_sendable_text(money.text)) {
-    return w.refuse_value("\"" + money.text.substr(0, 40) + "\" is not a decimal number of at most 18 digits and 12 "
-                          "decimals");
+    return w.refuse_value(fmt::format("\"{}\" is not a decimal number of at most 18 digits and 12 decimals",
+                                      money.text.substr(0, 40)));
   }
   w.json().raw_number(money.text);
 }

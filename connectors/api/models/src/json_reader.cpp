@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace fulfillsync::api::detail {
 namespace {
 
@@ -84,7 +86,7 @@ bool Reader::at_key(std::string_view key) {
 }
 
 bool Reader::at_index(std::size_t index) {
-  reversed_path_.push_back("[" + std::to_string(index) + "]");
+  reversed_path_.push_back(fmt::format("[{}]", index));
   return false;
 }
 
