@@ -17,14 +17,14 @@ LedgerState state_from(std::string_view text) {
   if (text == "rejected") return LedgerState::rejected;
   if (text == "unknown") return LedgerState::unknown;
   if (text == "withdrawn") return LedgerState::withdrawn;
-  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other ledger state");
+  FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other ledger state");
 }
 
 LedgerKind kind_from(std::string_view text) {
   if (text == "order_create") return LedgerKind::order_create;
   if (text == "order_cancel") return LedgerKind::order_cancel;
   if (text == "return_create") return LedgerKind::return_create;
-  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other ledger kind");
+  FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other ledger kind");
 }
 
 constexpr const char* kColumns =

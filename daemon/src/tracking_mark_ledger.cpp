@@ -16,7 +16,7 @@ MarkState state_from(std::string_view text) {
   if (text == "in_flight") return MarkState::in_flight;
   if (text == "marked") return MarkState::marked;
   if (text == "unknown") return MarkState::unknown;
-  FULFILLSYNC_INVARIANT(false, "the schema's CHECK allows no other mark state");
+  FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other mark state");
 }
 
 std::vector<TrackingMark> marks_of(SQLite::Statement& query) {

@@ -18,3 +18,8 @@ namespace fulfillsync {
   do {                                                                                           \
     if (!(condition)) ::fulfillsync::invariant_failed(#condition, (message), __FILE__, __LINE__); \
   } while (false)
+
+// A place the code can never reach while its invariants hold (a value the schema forbids, say).
+// Unconditional, so that every compiler and sanitizer sees that control does not go on.
+#define FULFILLSYNC_UNREACHABLE(message) \
+  ::fulfillsync::invariant_failed("unreachable", (message), __FILE__, __LINE__)
