@@ -62,6 +62,7 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
   const auto pass_started = std::chrono::system_clock::now();
   const std::vector<std::int64_t> open = open_returns(context_.checkpoint);
   const auto chunk = static_cast<std::size_t>(config_.page_size);
+  bool asked = false;
   for (std::size_t first = 0; first < open.size(); first += chunk) {
     if (context_.stopping) co_return run;
     std::string ids;
@@ -76,6 +77,7 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
                                            .priority = api::Priority::pull,
                                            .with_channel = true});
     while (const std::optional<api::Outcome> page = co_await pager.next()) {
+      asked = true;
       std::string why;
       const auto list = api::answer_of<api::ReturnList>(*page, context_.version, why);
       if (!list) {
@@ -97,7 +99,8 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
       pager.follow(list->next);
     }
   }
-  backoff_.note_success();
+  // With no open return nothing was asked: this pass says nothing of whether the provider answers.
+  if (asked) backoff_.note_success();
   pass_failed_ = false;
   data_as_of_ = pass_started;
   co_return run;
