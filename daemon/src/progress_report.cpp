@@ -24,7 +24,21 @@ ProgressReport::ProgressReport(const Scheduler& scheduler, CheckpointStore& stor
       ledger_(ledger),
       marks_(marks),
       metrics_(metrics),
-      budget_per_second_(requests_per_minute / 60.0) {}
+      budget_per_second_(requests_per_minute / 60.0) {
+  std::map<std::string, JobStats, std::less<>> saved;
+  for (JobStats& job : load_job_stats(store_)) saved.emplace(job.job, std::move(job));
+  const auto instant = [](const std::optional<std::string>& text) {
+    return text ? timestamps::parse_iso8601(*text) : std::nullopt;
+  };
+  const auto started = std::chrono::system_clock::now();
+  for (const auto& job : scheduler_.jobs()) {
+    const auto it = saved.find(job->name());
+    metrics_.declare_job(job->name(), it == saved.end() ? std::nullopt : instant(it->second.last_success_at));
+    if (job->pulls()) {
+      as_of_before_[job.get()] = (it == saved.end() ? std::nullopt : instant(it->second.data_as_of)).value_or(started);
+    }
+  }
+}
 
 void ProgressReport::export_figures() {
   metrics_.set_ledger(ledger_.backlog());
@@ -43,7 +57,11 @@ void ProgressReport::export_figures() {
   for (const auto& job : scheduler_.jobs()) {
     const Scheduler::Figures figures = scheduler_.figures(*job);
     const auto as_of = job->data_as_of();
-    if (as_of) metrics_.set_lag(job->name(), now - *as_of);
+    if (as_of) {
+      metrics_.set_lag(job->name(), now - *as_of);
+    } else if (const auto before = as_of_before_.find(job.get()); before != as_of_before_.end()) {
+      metrics_.set_lag(job->name(), now - before->second);
+    }
     const auto text = [](const auto& when) {
       return when ? std::optional(timestamps::format_iso8601_z(*when)) : std::nullopt;
     };

@@ -2,13 +2,24 @@
 
 #include <algorithm>
 
+#include <SQLiteCpp/Exception.h>
 #include <spdlog/spdlog.h>
+
+#include "fulfillsync/merchant/merchant_database.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 namespace {
+
+// Where a run that threw failed, for fulfillsync_job_run_errors_total: the merchant database's
+// errors are its own type; the checkpoint store's are SQLiteCpp's.
+SyncMetrics::RunError where_it_failed(const std::exception& error) {
+  if (dynamic_cast<const merchant::MerchantDatabaseError*>(&error)) return SyncMetrics::RunError::merchant_database;
+  if (dynamic_cast<const SQLite::Exception*>(&error)) return SyncMetrics::RunError::checkpoint_store;
+  return SyncMetrics::RunError::other;
+}
 
 // Between two passes of `once` that found work waiting on something else (an unclear send, a back-off,
 // a job's interval).
@@ -57,6 +68,7 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot, std::string* error) {
     spdlog::error("{}: {}; trying again in {}s", slot.job->name(), e.what(),
                   std::chrono::duration_cast<std::chrono::seconds>(kAfterErrorWait).count());
     run = JobRun{.ok = false, .back_off = kAfterErrorWait};
+    metrics_.count_run_error(slot.job->name(), where_it_failed(e));
     if (error) *error = e.what();
   }
   --in_flight_;

@@ -158,6 +158,9 @@ Service::~Service() = default;
 int Service::run() {
   asio::co_spawn(io_, handle_signals(), asio::detached);
   asio::co_spawn(io_, connect_to_provider(), asio::detached);
+  // From the start, not once the provider answers: a daemon that cannot reach it still exports its
+  // backlog, lag and oldest waiting entry as they grow.
+  if (mode_ != Mode::once) asio::co_spawn(io_, report_progress(), asio::detached);
   if (const auto interval = notifier_.watchdog_interval()) {
     asio::co_spawn(io_, ping_watchdog(*interval), asio::detached);
   }
@@ -184,7 +187,6 @@ asio::awaitable<void> Service::connect_to_provider() {
         asio::co_spawn(io_, run_jobs_once(), asio::detached);
       } else {
         scheduler_->start();
-        asio::co_spawn(io_, report_progress(), asio::detached);
       }
       co_return;
     }

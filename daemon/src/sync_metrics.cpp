@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "fulfillsync/common/invariant.hpp"
+
 namespace fulfillsync::daemon {
 namespace {
 
@@ -39,13 +41,19 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                 .Name("fulfillsync_job_runs_total")
                 .Help("Job runs, by result (ok, error).")
                 .Register(registry)),
+      run_errors_(prometheus::BuildCounter()
+                      .Name("fulfillsync_job_run_errors_total")
+                      .Help("Job runs that stopped on an error of a store, by where: merchant_database (unreadable, "
+                            "locked, a source table or column missing), checkpoint_store, other.")
+                      .Register(registry)),
       run_duration_(prometheus::BuildHistogram()
                         .Name("fulfillsync_job_run_duration_seconds")
                         .Help("How long one run of a job took.")
                         .Register(registry)),
       last_success_(prometheus::BuildGauge()
                         .Name("fulfillsync_job_last_success_timestamp_seconds")
-                        .Help("When a run of the job last ended without error, in Unix time.")
+                        .Help("When a run of the job last ended without error, in Unix time; 0: never (since the "
+                              "checkpoint store was created).")
                         .Register(registry)),
       paused_(prometheus::BuildGauge()
                   .Name("fulfillsync_job_paused")
@@ -90,6 +98,24 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                        "row shows them).")
                  .Register(registry)) {
   provider_reachable_.Set(1);  // nothing known to be wrong yet
+  // Every kind, so that increase() sees the first one.
+  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+    unapplied_.Add({{"kind", std::string(to_string(kind))}});
+  }
+}
+
+void SyncMetrics::declare_job(std::string_view job,
+                              std::optional<std::chrono::system_clock::time_point> last_success) {
+  const std::string name(job);
+  for (const char* result : {"ok", "error"}) runs_.Add({{kJobLabel, name}, {"result", result}});
+  for (const RunError where : {RunError::merchant_database, RunError::checkpoint_store, RunError::other}) {
+    run_errors_.Add({{kJobLabel, name}, {"where", std::string(to_string(where))}});
+  }
+  certificate_refusals_.Add({{kJobLabel, name}});
+  backlog_.Add({{kJobLabel, name}});
+  eta_.Add({{kJobLabel, name}});
+  last_success_.Add({{kJobLabel, name}})
+      .Set(last_success ? std::chrono::duration<double>(last_success->time_since_epoch()).count() : 0);
 }
 
 void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
@@ -111,6 +137,19 @@ void SyncMetrics::observe_run(std::string_view job, bool ok, std::chrono::steady
   static const prometheus::Histogram::BucketBoundaries buckets = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60};
   run_duration_.Add({{kJobLabel, std::string(job)}}, buckets).Observe(std::chrono::duration<double>(duration).count());
   if (ok) last_success_.Add({{kJobLabel, std::string(job)}}).Set(now_seconds());
+}
+
+std::string_view to_string(SyncMetrics::RunError where) {
+  switch (where) {
+    case SyncMetrics::RunError::merchant_database: return "merchant_database";
+    case SyncMetrics::RunError::checkpoint_store: return "checkpoint_store";
+    case SyncMetrics::RunError::other: return "other";
+  }
+  FULFILLSYNC_UNREACHABLE("every RunError is named");
+}
+
+void SyncMetrics::count_run_error(std::string_view job, RunError where) {
+  run_errors_.Add({{kJobLabel, std::string(job)}, {"where", std::string(to_string(where))}}).Increment();
 }
 
 void SyncMetrics::set_paused(std::string_view job, bool paused) {

@@ -31,6 +31,8 @@ class Job {
   // A pull job: the provider's data it last committed in full is as of this moment (the start of
   // that window, pass or cycle); its lag is now minus this. Nothing for push jobs, or before the first.
   virtual std::optional<std::chrono::system_clock::time_point> data_as_of() const { return std::nullopt; }
+  // A pull job: it has a lag (fulfillsync_pull_lag_seconds) from the start.
+  virtual bool pulls() const { return false; }
 };
 
 }  // namespace fulfillsync::daemon

@@ -59,6 +59,7 @@ class PullShipmentsJob final : public Job {
  public:
   PullShipmentsJob(PullContext context, config::PullJobConfig config);
   std::string_view name() const override { return "pull_shipments"; }
+  bool pulls() const override { return true; }
   boost::asio::awaitable<JobRun> run() override;
   // 1 after a window failed, until one is committed.
   int backlog() override { return window_failed_ ? 1 : 0; }
@@ -103,6 +104,7 @@ class PullReturnsJob final : public Job {
  public:
   PullReturnsJob(PullContext context, config::PullJobConfig config);
   std::string_view name() const override { return "pull_returns"; }
+  bool pulls() const override { return true; }
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override { return pass_failed_ ? 1 : 0; }
   bool paused() const override { return backoff_.paused(); }
@@ -123,6 +125,7 @@ class PullLotsJob final : public Job {
   // `spread`: space the reads across the interval (the daemon); without, read them all (`once`).
   PullLotsJob(PullContext context, config::LotsConfig config, bool spread);
   std::string_view name() const override { return "pull_lots"; }
+  bool pulls() const override { return true; }
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override;
   bool paused() const override { return backoff_.paused(); }

@@ -3,6 +3,7 @@
 // reference id.
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -21,6 +22,12 @@ class SyncMetrics {
  public:
   explicit SyncMetrics(prometheus::Registry& registry);
 
+  // Creates a job's series before its first run, so that a job that has never run, or never
+  // succeeded, is visible as such rather than absent: its run counters (ok, error) and run errors
+  // at 0, its backlog, and its last success (`last_success`, restored from the checkpoint store, or
+  // 0 for never). A pull job's lag is set by set_lag().
+  void declare_job(std::string_view job, std::optional<std::chrono::system_clock::time_point> last_success);
+
   // Items a job settled, by outcome. Pushes: created, adopted (found at the provider after an
   // unclear answer), cancelled, invalid (refused by local validation), rejected (by the provider),
   // withdrawn (cancelled before it was created), unknown (to be looked up), retried. Pulls: written,
@@ -36,6 +43,10 @@ class SyncMetrics {
   void count_row_ahead_of_clock(LedgerKind kind);
 
   void observe_run(std::string_view job, bool ok, std::chrono::steady_clock::duration duration);
+  // Where a run that threw failed: the merchant database (unreadable, locked, a source table or
+  // column missing) or the checkpoint store.
+  enum class RunError { merchant_database, checkpoint_store, other };
+  void count_run_error(std::string_view job, RunError where);
   void set_paused(std::string_view job, bool paused);
   // A call that failed because the provider's TLS certificate was refused.
   void count_certificate_refusal(std::string_view job);
@@ -59,6 +70,7 @@ class SyncMetrics {
   prometheus::Counter& result_write_failures_;
   prometheus::Family<prometheus::Counter>& ahead_of_clock_;
   prometheus::Family<prometheus::Counter>& runs_;
+  prometheus::Family<prometheus::Counter>& run_errors_;
   prometheus::Family<prometheus::Histogram>& run_duration_;
   prometheus::Family<prometheus::Gauge>& last_success_;
   prometheus::Family<prometheus::Gauge>& paused_;
@@ -71,5 +83,7 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& lag_;
   prometheus::Family<prometheus::Gauge>& marks_;
 };
+
+std::string_view to_string(SyncMetrics::RunError where);
 
 }  // namespace fulfillsync::daemon
