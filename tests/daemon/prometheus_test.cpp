@@ -69,6 +69,42 @@ class PrometheusTest : public SyncFixture {
     return wait_for(port, "/api/v1/query?query=" + url_encoded(query),
                     [](const std::string& body) { return body.find("\"result\":[{") != std::string::npos; });
   }
+
+  // Prometheus scraping the daemon on `metrics_port` with monitoring/'s rules (their `for:` cut to
+  // nothing), ready; `port` is its own.
+  std::unique_ptr<ChildProcess> start_prometheus(std::uint16_t metrics_port, std::uint16_t& port) {
+    const std::string rules =
+        std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"),
+                           "for: 0s");
+    write_file(dir / "rules.yml", rules);
+    write_file(dir / "prometheus.yml", "global:\n"
+                                       "  scrape_interval: 1s\n"
+                                       "  evaluation_interval: 1s\n"
+                                       "rule_files:\n"
+                                       "  - " + (dir / "rules.yml").string() + "\n"
+                                       "scrape_configs:\n"
+                                       "  - job_name: fulfillsync\n"
+                                       "    static_configs:\n"
+                                       "      - targets: ['127.0.0.1:" + std::to_string(metrics_port) + "']\n");
+    port = free_port();
+    if (port == 0) return nullptr;
+    // Debian's package puts it there (scripts/bootstrap installs it).
+    auto prometheus = std::make_unique<ChildProcess>(ChildProcess::Options{
+        .argv = {"/usr/bin/prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
+                 "--storage.tsdb.path=" + (dir / "prometheus-data").string(),
+                 fmt::format("--web.listen-address=127.0.0.1:{}", port), "--log.level=warn"}});
+    wait_for(port, "/-/ready", [](const std::string&) { return true; });
+    if (HasFailure()) ADD_FAILURE() << prometheus->stderr_text();
+    return prometheus;
+  }
+
+  // Waits until /api/v1/alerts has `alertname` firing; returns the body.
+  std::string wait_for_firing(std::uint16_t port, const std::string& alertname) {
+    return wait_for(port, "/api/v1/alerts", [&](const std::string& body) {
+      return body.find(R"("alertname":")" + alertname + "\"") != std::string::npos &&
+             body.find(R"("state":"firing")") != std::string::npos;
+    });
+  }
 };
 
 TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticationAlert) {
@@ -79,27 +115,11 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   ChildProcess& daemon_run = *running;
   ASSERT_NE(metrics_port, 0) << daemon_run.stderr_text();
 
-  const std::string rules =
-      std::regex_replace(read_file(source_path("monitoring/fulfillsync-alerts.yml")), std::regex("for: \\S+"),
-                         "for: 0s");
-  write_file(dir / "rules.yml", rules);
-  write_file(dir / "prometheus.yml", "global:\n"
-                                     "  scrape_interval: 1s\n"
-                                     "  evaluation_interval: 1s\n"
-                                     "rule_files:\n"
-                                     "  - " + (dir / "rules.yml").string() + "\n"
-                                     "scrape_configs:\n"
-                                     "  - job_name: fulfillsync\n"
-                                     "    static_configs:\n"
-                                     "      - targets: ['127.0.0.1:" + std::to_string(metrics_port) + "']\n");
-  const std::uint16_t port = free_port();
+  std::uint16_t port = 0;
+  const auto prometheus_run = start_prometheus(metrics_port, port);
   ASSERT_NE(port, 0);
-  // Debian's package puts it there (scripts/bootstrap installs it).
-  ChildProcess prometheus({.argv = {"/usr/bin/prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
-                                    "--storage.tsdb.path=" + (dir / "prometheus-data").string(),
-                                    fmt::format("--web.listen-address=127.0.0.1:{}", port), "--log.level=warn"}});
-  wait_for(port, "/-/ready", [](const std::string&) { return true; });
-  ASSERT_FALSE(HasFailure()) << prometheus.stderr_text();
+  ASSERT_FALSE(HasFailure());
+  ChildProcess& prometheus = *prometheus_run;
 
   // It scrapes the daemon, and the pushes show.
   wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
@@ -127,10 +147,7 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/reset").status, 200);
   insert_order("PROM-0004", 4);
   ASSERT_TRUE(daemon_run.wait_for_stderr("push_orders: paused", 20s)) << daemon_run.stderr_text();
-  const std::string alerts = wait_for(port, "/api/v1/alerts", [](const std::string& body) {
-    return body.find(R"("alertname":"FulfillsyncAuthenticationFailing")") != std::string::npos &&
-           body.find(R"("state":"firing")") != std::string::npos;
-  });
+  const std::string alerts = wait_for_firing(port, "FulfillsyncAuthenticationFailing");
   EXPECT_THAT(alerts, HasSubstr(R"("sync_job":"push_orders")"));
 
   prometheus.send_signal(SIGTERM);
@@ -139,5 +156,34 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   EXPECT_EQ(daemon_run.wait_for_exit(30s), 0) << daemon_run.stderr_text();
 }
 
+// A daemon that cannot reach the provider from the start: every job's series are there (last
+// success 0: never), and the unreachable alert fires.
+TEST_F(PrometheusTest, FiresTheUnreachableAlertForADaemonThatNeverReachedTheProvider) {
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
+  std::string config = read_file(config_path);
+  config.replace(config.find(sandbox->base_url()), sandbox->base_url().size(),
+                 fmt::format("http://127.0.0.1:{}", free_port()));
+  write_file(config_path, config);
+  std::uint16_t metrics_port = 0;
+  const auto running = start_daemon(metrics_port);
+  ASSERT_NE(metrics_port, 0) << running->stderr_text();
+  std::uint16_t port = 0;
+  const auto prometheus = start_prometheus(metrics_port, port);
+  ASSERT_NE(port, 0);
+  ASSERT_FALSE(HasFailure());
+
+  wait_for_series(port, R"(fulfillsync_provider_reachable{job="fulfillsync"} == 0)");
+  wait_for_series(port, R"(fulfillsync_job_last_success_timestamp_seconds{job="fulfillsync",sync_job="push_orders"} == 0)");
+  wait_for_series(port, R"(fulfillsync_job_runs_total{job="fulfillsync",sync_job="pull_shipments",result="error"} == 0)");
+  const std::string alerts = wait_for_firing(port, "FulfillsyncProviderUnreachable");
+  EXPECT_THAT(alerts, HasSubstr(R"("severity":"critical")"));
+
+  prometheus->send_signal(SIGTERM);
+  EXPECT_TRUE(prometheus->wait_for_exit(30s).has_value());
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
+}
+
 }  // namespace
 }  // namespace fulfillsync::testing
+
