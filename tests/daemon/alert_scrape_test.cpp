@@ -271,6 +271,16 @@ class AlertScrapeTest : public SyncFixture {
                                      << (daemon_run ? "\ndaemon:\n" + daemon_run->stderr_text() : "");
   }
 
+  // A certificate for 127.0.0.1, self-signed, made by the openssl tool: its PEM files.
+  std::pair<std::filesystem::path, std::filesystem::path> self_signed(const std::string& name) {
+    const auto cert = dir / (name + "-cert.pem"), key = dir / (name + "-key.pem");
+    const auto made = run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                           "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key.string(), "-out", cert.string(),
+                           "-days", "1", "-subj", "/CN=fulfillsync test", "-addext", "subjectAltName=IP:127.0.0.1"});
+    EXPECT_EQ(made.exit_status, 0) << made.stderr_text;
+    return {cert, key};
+  }
+
   void stop() {
     if (!daemon_run) return;
     daemon_run->send_signal(SIGTERM);
@@ -449,17 +459,43 @@ TEST_F(AlertScrapeTest, ADaemonThatCannotStartIsDownAndNoTargetIsAbsent) {
 }
 
 TEST_F(AlertScrapeTest, AnUntrustedCertificateStopsTheDaemon) {
-  const auto cert = dir / "cert.pem", key = dir / "key.pem";
-  const auto made = run({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                         "-nodes", "-keyout", key.string(), "-out", cert.string(), "-days", "1", "-subj",
-                         "/CN=fulfillsync test", "-addext", "subjectAltName=IP:127.0.0.1"});
-  ASSERT_EQ(made.exit_status, 0) << made.stderr_text;
+  const auto [cert, key] = self_signed("first");
   start_sandbox_and_configure({"--tls-cert", cert.string(), "--tls-key", key.string()});
   ASSERT_NO_FATAL_FAILURE(start());
   EXPECT_EQ(daemon_run->wait_for_exit(30s), 78) << daemon_run->stderr_text();
   const Scrape down = Scrape::of(metrics_port);
   EXPECT_FALSE(down.up);
   expect_alerts(down, down, {{"FulfillsyncDown"}});
+}
+
+// The provider's certificate changes to one the daemon does not trust while it runs: the jobs that
+// call it pause, and the refusals are counted.
+TEST_F(AlertScrapeTest, ACertificateThatChangesWhileRunning) {
+  const auto [trusted, trusted_key] = self_signed("trusted");
+  const auto [other, other_key] = self_signed("other");
+  start_sandbox_and_configure({"--tls-cert", trusted.string(), "--tls-key", trusted_key.string()});
+  replace_in_config("  allow_plain_http: true\n", "  allow_plain_http: true\n  ca_file: " + trusted.string() + "\n");
+  ASSERT_NO_FATAL_FAILURE(start());
+  wait_until_every_job_succeeded();
+  const Scrape first = Scrape::of(metrics_port);
+  const std::uint16_t port = sandbox->port();
+  sandbox.reset();
+  sandbox = std::make_unique<Sandbox>(std::vector<std::string>{"--tls-cert", other.string(), "--tls-key", other_key.string()},
+                                      port);
+  ASSERT_TRUE(daemon_run->wait_for_stderr("paused for", 20s)) << daemon_run->stderr_text();
+  std::this_thread::sleep_for(1s);
+  const Scrape second = Scrape::of(metrics_port);
+  std::vector<Alert> firing;
+  for (const auto& job : kAllJobs) {
+    const std::string refusals = fmt::format("fulfillsync_tls_certificate_refusals_total{{sync_job=\"{}\"}}", job);
+    if (second.value(refusals).value_or(0) > first.value(refusals).value_or(0)) {
+      firing.push_back({"FulfillsyncProviderCertificateRefused", {{"sync_job", job}}});
+    }
+  }
+  EXPECT_FALSE(firing.empty());
+  expect_alerts(first, second, firing,
+                {"FulfillsyncProviderErrorsHigh", "FulfillsyncJobRunsFailing", "FulfillsyncNoPushWhileBacklog"});
+  stop();
 }
 
 }  // namespace
