@@ -25,7 +25,8 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Register(registry)),
       unapplied_(prometheus::BuildCounter()
                      .Name("fulfillsync_unapplied_changes_total")
-                     .Help("Changes at the merchant to an order or return already created, which the API cannot apply.")
+                     .Help("Changes at the merchant to an order or return already created, which the API cannot "
+                           "apply (the result table's note column names the row).")
                      .Register(registry)),
       result_write_failures_(prometheus::BuildCounter()
                                  .Name("fulfillsync_result_write_failures_total")
