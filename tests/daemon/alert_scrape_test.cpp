@@ -23,10 +23,10 @@ constexpr const char* kInstanceLabel = "instance";
 // The input series hold what was scraped for this many minutes; the alerts are evaluated at the end.
 constexpr int kMinutes = 60;
 
-const std::vector<std::string> kPushJobs = {"push_orders", "push_cancels", "push_returns"};
+// The jobs of the test's configuration: all of them.
 const std::vector<std::string> kPullJobs = {"pull_shipments", "pull_returns", "pull_lots"};
-const std::vector<std::string> kAllJobs = {"push_orders",    "push_cancels",  "push_returns", "pull_shipments",
-                                           "mark_tracking",  "pull_returns",  "pull_lots"};
+const std::vector<std::string> kAllJobs = {"push_orders",    "push_cancels", "push_returns", "pull_shipments",
+                                           "mark_tracking", "pull_returns", "pull_lots"};
 
 std::uint16_t closed_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -111,7 +111,8 @@ std::string input_series(const Scrape& first, const Scrape& second, const std::s
     const std::size_t brace = series.find('{');
     const std::string name = series.substr(0, brace);
     std::string labels = brace == std::string::npos ? "" : series.substr(brace + 1, series.size() - brace - 2);
-    labels += (labels.empty() ? "" : ",") + target;
+    if (!labels.empty()) labels += ',';
+    labels += target;
     double start = value, step = 0;
     if (second.is_counter(name)) {
       step = std::max(0.0, value - first.value(series).value_or(value)) / seconds * 60;
@@ -267,8 +268,8 @@ class AlertScrapeTest : public SyncFixture {
     const auto result = run(ChildProcess::Options{.argv = {"/usr/bin/promtool", "test", "rules", "alerts.test.yml"},
                                                   .working_dir = dir.path()},
                             60s);
-    EXPECT_EQ(result.exit_status, 0) << result.stdout_text << result.stderr_text
-                                     << (daemon_run ? "\ndaemon:\n" + daemon_run->stderr_text() : "");
+    EXPECT_EQ(result.exit_status, 0) << result.stdout_text << result.stderr_text << "\ndaemon:\n"
+                                     << (daemon_run ? daemon_run->stderr_text() : "(not started)");
   }
 
   // A certificate for 127.0.0.1, self-signed, made by the openssl tool: its PEM files.
@@ -319,10 +320,9 @@ TEST_F(AlertScrapeTest, AProviderUnreachableSinceTheStart) {
     }
     EXPECT_EQ(second.value(last_success(job)), 0) << job;
     EXPECT_EQ(second.value(fmt::format("fulfillsync_job_backlog_items{{sync_job=\"{}\"}}", job)), 0) << job;
-    EXPECT_EQ(
-        second.value(fmt::format("fulfillsync_job_run_errors_total{{sync_job=\"{}\",where=\"merchant_database\"}}", job)),
-        0)
-        << job;
+    const std::string run_errors =
+        fmt::format("fulfillsync_job_run_errors_total{{sync_job=\"{}\",where=\"merchant_database\"}}", job);
+    EXPECT_EQ(second.value(run_errors), 0) << job;
   }
   for (const auto& job : kPullJobs) {
     EXPECT_TRUE(second.value(fmt::format("fulfillsync_pull_lag_seconds{{sync_job=\"{}\"}}", job))) << job;
@@ -474,14 +474,15 @@ TEST_F(AlertScrapeTest, ACertificateThatChangesWhileRunning) {
   const auto [trusted, trusted_key] = self_signed("trusted");
   const auto [other, other_key] = self_signed("other");
   start_sandbox_and_configure({"--tls-cert", trusted.string(), "--tls-key", trusted_key.string()});
-  replace_in_config("  allow_plain_http: true\n", "  allow_plain_http: true\n  ca_file: " + trusted.string() + "\n");
+  replace_in_config("  allow_plain_http: true\n",
+                    fmt::format("  allow_plain_http: true\n  ca_file: {}\n", trusted.string()));
   ASSERT_NO_FATAL_FAILURE(start());
   wait_until_every_job_succeeded();
   const Scrape first = Scrape::of(metrics_port);
   const std::uint16_t port = sandbox->port();
   sandbox.reset();
-  sandbox = std::make_unique<Sandbox>(std::vector<std::string>{"--tls-cert", other.string(), "--tls-key", other_key.string()},
-                                      port);
+  sandbox = std::make_unique<Sandbox>(
+      std::vector<std::string>{"--tls-cert", other.string(), "--tls-key", other_key.string()}, port);
   ASSERT_TRUE(daemon_run->wait_for_stderr("paused for", 20s)) << daemon_run->stderr_text();
   std::this_thread::sleep_for(1s);
   const Scrape second = Scrape::of(metrics_port);
