@@ -7,6 +7,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
+constexpr int kNotRunning = 3;  // status
 constexpr int kUnavailable = 69;
 constexpr int kWorkLeft = 75;
 constexpr int kConfigError = 78;
@@ -125,7 +126,7 @@ TEST_F(ExitStatusTest, StatusRetryAndResyncDoNotNeedTheToken) {
   ASSERT_EQ(once().exit_status, 0);
   std::filesystem::remove(dir / "api-token");
   const auto status = daemon({"status"});
-  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_EQ(status.exit_status, kNotRunning) << status.stderr_text;  // once has ended
   EXPECT_EQ(daemon({"retry", "--rejected"}).exit_status, 0);
   EXPECT_EQ(daemon({"resync", "--since", "2026-01-01"}).exit_status, 0);
   EXPECT_EQ(once().exit_status, kConfigError);  // a run needs it
