@@ -276,6 +276,10 @@ Config load(std::string_view yaml, std::string_view name, Secrets secrets) {
     }
     throw ConfigError(diagnostics.take());
   }
+  if (!root || root.IsNull()) {
+    diagnostics.error(YAML::Mark::null_mark(), "", "the file holds no configuration (it is empty, or only comments)");
+    throw ConfigError(diagnostics.take());
+  }
   // yaml-cpp takes a quote left open at the end of the file as closed there.
   if (open_quote && !open_quote->closed_later) {
     diagnostics.error(open_quote->mark, "", "this quote is never closed");

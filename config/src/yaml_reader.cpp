@@ -125,6 +125,7 @@ Section::Section(const YAML::Node& node, std::string path, const YAML::Mark& fal
     diagnostics_.error(mark_, path_, fmt::format("expected a mapping of keys, found {}", kind_of(node_)));
     node_ = YAML::Node(YAML::NodeType::Map);
     closed_ = true;
+    report_missing_ = false;  // one error says it: not each key it lacks as well
   }
 }
 

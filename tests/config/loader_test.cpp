@@ -500,6 +500,21 @@ TEST_F(ConfigLoaderTest, AnUnterminatedQuoteIsReportedWhereItOpens) {
               ElementsAre(HasSubstr("'in\" fo' is not a log level")));
 }
 
+// One error for a file that is not a mapping of keys, not one per missing key as well.
+TEST_F(ConfigLoaderTest, AFileThatIsNoMappingIsOneError) {
+  EXPECT_THAT(errors_of("just some text\n"), ElementsAre("test.yaml:1:1: expected a mapping of keys, found a scalar"));
+  EXPECT_THAT(errors_of("- a\n- b\n"), ElementsAre("test.yaml:1:1: expected a mapping of keys, found a list"));
+  EXPECT_THAT(errors_of("# only a comment\n"),
+              ElementsAre("test.yaml: the file holds no configuration (it is empty, or only comments)"));
+  EXPECT_THAT(errors_of(valid("service: 30s\n")),
+              ElementsAre("test.yaml:9:10: service: expected a mapping of keys, found a scalar"));
+  // A section that is no mapping: its required keys are not reported missing one by one.
+  std::string yaml = valid();
+  yaml.replace(yaml.find("checkpoint:\n  path: /var/lib/fulfillsync/checkpoint.db\n"),
+               std::string("checkpoint:\n  path: /var/lib/fulfillsync/checkpoint.db\n").size(), "checkpoint: [a]\n");
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:1:13: checkpoint: expected a mapping of keys, found a list"));
+}
+
 TEST_F(ConfigLoaderTest, TooDeepNestingIsOneErrorWithItsPlace) {
   const std::string deep = std::string(1000, '[') + std::string(1000, ']');
   const auto errors = errors_of(valid("sync: " + deep + "\n"));
