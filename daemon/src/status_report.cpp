@@ -49,6 +49,12 @@ bool nothing_ever_succeeded(const DaemonStatus& status) {
   return true;
 }
 
+// A job an operator has to look at: status exits 1 for it.
+bool needs_attention(const JobStats& job, int failing_after) {
+  const std::string_view state = job_state(job, failing_after);
+  return state == "failing" || state == "paused";
+}
+
 std::string_view health_name(Health health) {
   switch (health) {
     case Health::healthy: return "healthy";
@@ -86,21 +92,27 @@ std::string daemon_lines(const DaemonStatus& status, const std::filesystem::path
   if (status.running && daemon->waiting_for) {
     out += fmt::format("Waiting for {}\n", text::printable(*daemon->waiting_for));
   }
+  for (const auto& job : status.jobs) {
+    if (status.running && job.paused) {
+      out += fmt::format("Waiting for an operator: {} is paused because the provider refused the credentials or its "
+                         "TLS certificate (the log says which, and the fix)\n",
+                         job.job);
+    }
+  }
   if (nothing_ever_succeeded(status)) {
     out += "Nothing has succeeded yet: no job run has ever ended without an error on this store\n";
   }
   std::vector<std::string> failing;
   for (const auto& job : status.jobs) {
-    const std::string_view job_state_name = job_state(job, status.failing_after);
-    if (job_state_name == "failing" || job_state_name == "paused") {
-      failing.push_back(fmt::format("{} {}", job.job, job_state_name));
+    if (needs_attention(job, status.failing_after)) {
+      failing.push_back(fmt::format("{} {}", job.job, job_state(job, status.failing_after)));
     }
   }
   switch (status.health) {
-    case Health::healthy: out += "Health: every job's last runs succeeded\n"; break;
+    case Health::healthy: out += "Health: no job is failing or paused\n"; break;
     case Health::failing:
-      out += fmt::format("Health: FAILING: {}\n",
-                         failing.empty() ? std::string("the jobs wait for the provider") : fmt::format("{}", fmt::join(failing, ", ")));
+      out += fmt::format("Health: FAILING: {}\n", failing.empty() ? std::string("the jobs wait for the provider")
+                                                                  : fmt::format("{}", fmt::join(failing, ", ")));
       break;
     case Health::not_running: break;
   }
@@ -138,8 +150,7 @@ DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
   }
   status.health = status.daemon->waiting_for ? Health::failing : Health::healthy;
   for (const auto& job : status.jobs) {
-    const std::string_view state = job_state(job, failing_after);
-    if (state == "failing" || state == "paused") status.health = Health::failing;
+    if (needs_attention(job, failing_after)) status.health = Health::failing;
   }
   return status;
 }

@@ -315,7 +315,7 @@ TEST_F(RecordedDaemonTest, StatusExitsByTheJobsHealth) {
   const auto healthy = daemon({"status"});
   EXPECT_EQ(healthy.exit_status, 0) << healthy.stdout_text << healthy.stderr_text;
   EXPECT_THAT(healthy.stdout_text, HasSubstr(fmt::format("running, PID {}", ::getpid())));
-  EXPECT_THAT(healthy.stdout_text, HasSubstr("Health: every job's last runs succeeded"));
+  EXPECT_THAT(healthy.stdout_text, HasSubstr("Health: no job is failing or paused"));
   EXPECT_THAT(healthy.stdout_text, HasSubstr("provider's last answer: HTTP 201"));
   EXPECT_THAT(healthy.stdout_text, Not(HasSubstr("Nothing has succeeded yet")));
   EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("health":"healthy")"));
@@ -337,7 +337,10 @@ TEST_F(RecordedDaemonTest, StatusExitsByTheJobsHealth) {
   EXPECT_THAT(json.stdout_text,
               HasSubstr(R"("last_answer":{"at":"2026-11-25T10:00:00.000Z","http_status":201},"last_error":{"at":)"));
   execute("UPDATE job_stats SET failed_in_a_row = 0, paused = 1");
-  EXPECT_EQ(daemon({"status"}).exit_status, kStatusFailing);
+  const auto paused = daemon({"status"});
+  EXPECT_EQ(paused.exit_status, kStatusFailing);
+  EXPECT_THAT(paused.stdout_text, HasSubstr("Waiting for an operator: push_orders is paused"));
+  EXPECT_THAT(paused.stdout_text, HasSubstr("Health: FAILING: push_orders paused"));
 
   // A process given the daemon's PID since (another start time) is not the daemon.
   execute("UPDATE daemon_process SET start_ticks = start_ticks + 1");
