@@ -9,7 +9,6 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/invariant.hpp"
-#include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/common/logging.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/common/version.hpp"
@@ -96,11 +95,7 @@ int status(const CommandLine& line) {
   // Opening a missing store beside the daemon would say "unable to open database file".
   std::error_code ignored;
   if (!std::filesystem::exists(config->checkpoint.path, ignored)) {
-    if (line.json) {
-      std::cout << fmt::format("{{\"checkpoint_store\":{},\"health\":\"not_running\",\"daemon\":{{\"state\":"
-                               "\"never_started\"}},\"jobs\":[]}}\n",
-                               json::quoted(config->checkpoint.path.string()));
-    }
+    if (line.json) std::cout << format_status_json(config->checkpoint.path, nullptr, DaemonStatus{});
     std::cerr << fmt::format("fulfillsyncd: the daemon has never run with this config: its checkpoint store {} does "
                              "not exist yet (checkpoint.path in {})\n",
                              config->checkpoint.path.string(), line.config_path.string());
@@ -112,7 +107,7 @@ int status(const CommandLine& line) {
     OutboundLedger ledger(store);
     daemon = read_daemon_status(store, config->api.retry.attempts);
     if (line.json) {
-      std::cout << format_status_json(store, ledger, daemon);
+      std::cout << format_status_json(store.path(), &ledger, daemon);
     } else {
       std::unique_ptr<merchant::MerchantDatabase> merchant;
       try {

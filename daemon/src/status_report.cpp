@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -155,7 +156,6 @@ DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
   return status;
 }
 
-
 std::string format_summary(OutboundLedger& ledger, int rejections) {
   const auto counts = ledger.backlog();
   std::string out = fmt::format("{:<15}", "");
@@ -269,10 +269,10 @@ std::string format_pull_side(CheckpointStore& store, int failing_after) {
   return out;
 }
 
-std::string format_status_json(CheckpointStore& store, OutboundLedger& ledger, const DaemonStatus& status) {
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status) {
   json::JsonWriter w;
   w.begin_object();
-  w.field("checkpoint_store", store.path().string());
+  w.field("checkpoint_store", store.string());
   w.field("health", health_name(status.health));
   w.key("daemon").begin_object();
   w.field("state", daemon_state(status));
@@ -324,7 +324,7 @@ std::string format_status_json(CheckpointStore& store, OutboundLedger& ledger, c
   }
   w.end_array();
   w.key("outbound").begin_object();
-  const auto counts = ledger.backlog();
+  const auto counts = ledger ? ledger->backlog() : std::map<std::pair<LedgerKind, LedgerState>, int>{};
   for (const LedgerKind kind : kKinds) {
     w.key(to_string(kind)).begin_object();
     for (const LedgerState state : kStates) {
@@ -334,9 +334,9 @@ std::string format_status_json(CheckpointStore& store, OutboundLedger& ledger, c
     w.end_object();
   }
   w.end_object();
-  w.field("oldest_waiting_since", ledger.oldest_waiting_since());
+  w.field("oldest_waiting_since", ledger ? ledger->oldest_waiting_since() : std::nullopt);
   w.key("latest_rejections").begin_array();
-  for (const auto& entry : ledger.latest(LedgerState::rejected, 10)) {
+  for (const auto& entry : ledger ? ledger->latest(LedgerState::rejected, 10) : std::vector<LedgerEntry>{}) {
     w.begin_object()
         .field("kind", to_string(entry.kind))
         .field("reference_id", text::printable(entry.source_key))

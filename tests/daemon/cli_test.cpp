@@ -265,7 +265,8 @@ TEST_F(DaemonCommandTest, StatusWithoutAStoreSaysTheDaemonNeverRan) {
   EXPECT_FALSE(std::filesystem::exists(store_path));  // status creates nothing
   const auto json = daemon({"status", "--json"});
   EXPECT_EQ(json.exit_status, kNotRunning);
-  EXPECT_THAT(json.stdout_text, HasSubstr(R"("health":"not_running","daemon":{"state":"never_started"})"));
+  EXPECT_THAT(json.stdout_text, HasSubstr(R"("health":"not_running","daemon":{"state":"never_started","pid":null,)"));
+  EXPECT_THAT(json.stdout_text, HasSubstr(R"("jobs":[],"outbound":{"order_create":{"pending":0,)"));
 }
 
 // A daemon that cannot reach the provider from its start runs, waits, and has never succeeded:

@@ -3,6 +3,7 @@
 // checkpoint store and what it waits for, the outbound ledger by kind and state, the oldest waiting
 // entry, where the source cursors stand, the latest rejections with their reasons, and the pull side
 // and each job's state, last answer from the provider and last error.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,8 +51,9 @@ std::string format_summary(OutboundLedger& ledger, int rejections = 10);
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
                           const DaemonStatus& daemon);
 
-// The same for scripts, as one JSON object (README, "fulfillsyncd status --json").
-std::string format_status_json(CheckpointStore& store, OutboundLedger& ledger, const DaemonStatus& daemon);
+// The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the
+// outbound counts are 0 and there are no rejections: the shape is the same.
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon);
 
 // Where the shipments pull stands, the tracking marks by state (and why any keep failing), and each
 // job's runs, failures, items, last success and lag, state, last answer and last error as the daemon
