@@ -231,7 +231,7 @@ constexpr std::array kSubcommands = {
                "\n"
                "Job states: ok; retrying (its last run failed); failing (its last api.retry.attempts runs\n"
                "failed); paused (the provider refused the credentials or its certificate: an operator must\n"
-               "act); not run. The jobs' figures are those the daemon saved last (every\n"
+               "act); not_run (no run yet). The jobs' figures are those the daemon saved last (every\n"
                "sync.progress_interval).\n"
                "\n"
                "Options:\n"

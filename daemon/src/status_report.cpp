@@ -135,7 +135,7 @@ std::string_view job_state(const JobStats& job, int failing_after) {
   if (job.paused) return "paused";
   if (job.failed_in_a_row >= failing_after) return "failing";
   if (job.failed_in_a_row > 0) return "retrying";
-  if (job.runs == 0 && !job.last_success_at) return "not run";
+  if (job.runs == 0 && !job.last_success_at) return "not_run";
   return "ok";
 }
 

@@ -23,7 +23,7 @@ std::string shortened_reference(std::string_view reference);
 
 // A job's state as status names it, from its saved figures: "paused" (until an operator acts),
 // "failing" (its last `failing_after` runs failed: api.retry.attempts, as `once` counts), "retrying"
-// (its last run failed), "ok", or "not run" (no run yet).
+// (its last run failed), "ok", or "not_run" (no run yet).
 std::string_view job_state(const JobStats& job, int failing_after);
 
 // How the daemon on a store is, and `status`'s exit status for it.
