@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include "fulfillsync/common/logging.hpp"
 #include "yaml_reader.hpp"
@@ -256,10 +257,32 @@ Config parse(const YAML::Node& root, std::string_view name, Secrets secrets, det
 Config load(std::string_view yaml, std::string_view name, Secrets secrets) {
   detail::Diagnostics diagnostics{std::string(name)};
   YAML::Node root;
+  const auto open_quote = detail::first_open_quote(yaml);
+  const auto at = [](const YAML::Mark& mark) { return fmt::format("{}:{}", mark.line + 1, mark.column + 1); };
   try {
     root = YAML::Load(std::string(yaml));
+  } catch (const YAML::DeepRecursion& e) {
+    diagnostics.error(e.mark, "", fmt::format("nested too deeply: lists or mappings {} levels inside one another",
+                                              e.depth()));
+    throw ConfigError(diagnostics.take());
   } catch (const YAML::Exception& e) {
-    diagnostics.error(e.mark, "", e.msg);
+    // Where the parser gave up is a consequence; an open quote before it is the likely cause.
+    if (open_quote) {
+      diagnostics.error(open_quote->mark, "",
+                        fmt::format("this quote is not closed on its line (the YAML parser then stopped at {}: {})",
+                                    at(e.mark), e.msg));
+    } else {
+      diagnostics.error(e.mark, "", e.msg);
+    }
+    throw ConfigError(diagnostics.take());
+  }
+  if (!root || root.IsNull()) {
+    diagnostics.error(YAML::Mark::null_mark(), "", "the file holds no configuration (it is empty, or only comments)");
+    throw ConfigError(diagnostics.take());
+  }
+  // yaml-cpp takes a quote left open at the end of the file as closed there.
+  if (open_quote && !open_quote->closed_later) {
+    diagnostics.error(open_quote->mark, "", "this quote is never closed");
     throw ConfigError(diagnostics.take());
   }
   Config config = parse(root, name, secrets, diagnostics);
@@ -309,6 +332,13 @@ ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(summary(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
 Config load_file(const std::filesystem::path& path, Secrets secrets) {
+  // A directory opens as a stream that reads as empty: every required key would seem missing.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw ConfigError({Diagnostic{path.string(), 0, 0, "",
+                                  fmt::format("is a directory, not a configuration file (e.g. {})",
+                                              (path / "fulfillsync.yaml").string())}});
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError({Diagnostic{path.string(), 0, 0, "", fmt::format("cannot read: {}", std::strerror(errno))}});

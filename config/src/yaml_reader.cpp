@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -54,6 +55,64 @@ void Diagnostics::error(const YAML::Mark& mark, std::string key_path, std::strin
                              std::move(message)});
 }
 
+std::vector<Diagnostic> Diagnostics::take() {
+  std::stable_sort(list_.begin(), list_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  return std::move(list_);
+}
+
+std::optional<OpenQuote> first_open_quote(std::string_view text) {
+  int line = 0;
+  std::size_t line_start = 0;
+  // Whether only blanks, or an indicator after which a value may start, precede on this line.
+  bool value_may_start = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      value_may_start = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t') continue;
+    if (c == '#' && (i == line_start || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // a comment, to the end of the line
+      continue;
+    }
+    if ((c == '"' || c == '\'') && value_may_start) {
+      OpenQuote open;
+      open.mark.pos = static_cast<int>(i);
+      open.mark.line = line;
+      open.mark.column = static_cast<int>(i - line_start);
+      std::size_t j = i + 1;
+      bool same_line = true;
+      for (; j < text.size(); ++j) {
+        if (text[j] == '\n') same_line = false;
+        if (c == '"' && text[j] == '\\') {
+          ++j;  // an escaped character
+        } else if (text[j] == c) {
+          if (c == '\'' && j + 1 < text.size() && text[j + 1] == '\'') {
+            ++j;  // '' is a quote inside single quotes
+          } else {
+            break;
+          }
+        }
+      }
+      if (j >= text.size()) return open;
+      if (!same_line) {
+        open.closed_later = true;
+        return open;
+      }
+      i = j;
+      value_may_start = false;
+      continue;
+    }
+    value_may_start = c == ':' || c == '-' || c == '[' || c == '{' || c == ',' || c == '?';
+  }
+  return std::nullopt;
+}
+
 Section::Section(const YAML::Node& node, std::string path, const YAML::Mark& fallback_mark, Diagnostics& diagnostics,
                  bool report_missing)
     : node_(node), path_(std::move(path)), mark_(fallback_mark), diagnostics_(diagnostics), report_missing_(report_missing) {
@@ -66,6 +125,7 @@ Section::Section(const YAML::Node& node, std::string path, const YAML::Mark& fal
     diagnostics_.error(mark_, path_, fmt::format("expected a mapping of keys, found {}", kind_of(node_)));
     node_ = YAML::Node(YAML::NodeType::Map);
     closed_ = true;
+    report_missing_ = false;  // one error says it: not each key it lacks as well
   }
 }
 

@@ -22,12 +22,22 @@ class Diagnostics {
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   void error(const YAML::Mark& mark, std::string key_path, std::string message);
   bool empty() const { return list_.empty(); }
-  std::vector<Diagnostic> take() { return std::move(list_); }
+  // The problems in the order of the file (those with no place first), as an editor walks them.
+  std::vector<Diagnostic> take();
 
  private:
   std::string file_;
   std::vector<Diagnostic> list_;
 };
+
+// A quoted scalar that does not close on the line it opens on: where its quote is, and whether it
+// closes at all. yaml-cpp reads such a quote on to the next quote character in the file and reports
+// where it then gave up (or nothing, at the end of the file), far from the mistake.
+struct OpenQuote {
+  YAML::Mark mark;  // of the opening quote, 0-based like yaml-cpp's
+  bool closed_later = false;
+};
+std::optional<OpenQuote> first_open_quote(std::string_view text);
 
 enum class Need { optional, required };
 

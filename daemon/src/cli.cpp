@@ -1,11 +1,14 @@
 #include "fulfillsync/daemon/cli.hpp"
 
+#include <array>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/logging.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/common/version.hpp"
@@ -89,21 +92,41 @@ int run(const CommandLine& line) {
 int status(const CommandLine& line) {
   auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
+  // Opening a missing store beside the daemon would say "unable to open database file".
+  std::error_code ignored;
+  if (!std::filesystem::exists(config->checkpoint.path, ignored)) {
+    if (line.json) std::cout << format_status_json(config->checkpoint.path, nullptr, DaemonStatus{});
+    std::cerr << fmt::format("fulfillsyncd: the daemon has never run with this config: its checkpoint store {} does "
+                             "not exist yet (checkpoint.path in {})\n",
+                             config->checkpoint.path.string(), line.config_path.string());
+    return exit_code::status_not_running;
+  }
+  DaemonStatus daemon;
   try {
     CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
     OutboundLedger ledger(store);
-    std::unique_ptr<merchant::MerchantDatabase> merchant;
-    try {
-      merchant = merchant::open_merchant_database(config->merchant);
-    } catch (const merchant::MerchantDatabaseError& e) {
-      spdlog::warn("without the merchant database: {}", e.what());
+    daemon = read_daemon_status(store, config->api.retry.attempts);
+    if (line.json) {
+      std::cout << format_status_json(store.path(), &ledger, daemon);
+    } else {
+      std::unique_ptr<merchant::MerchantDatabase> merchant;
+      try {
+        merchant = merchant::open_merchant_database(config->merchant);
+      } catch (const merchant::MerchantDatabaseError& e) {
+        spdlog::warn("without the merchant database: {}", e.what());
+      }
+      std::cout << format_status(store, ledger, merchant.get(), daemon);
     }
-    std::cout << format_status(store, ledger, merchant.get());
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return exit_code::unavailable;
   }
-  return exit_code::ok;
+  switch (daemon.health) {
+    case Health::healthy: return exit_code::ok;
+    case Health::failing: return exit_code::status_failing;
+    case Health::not_running: return exit_code::status_not_running;
+  }
+  FULFILLSYNC_UNREACHABLE("a Health value");
 }
 
 int retry(const CommandLine& line) {
@@ -119,14 +142,14 @@ int retry(const CommandLine& line) {
     int requeued = 0;
     for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
       if (ledger.requeue(kind, *line.retry_reference)) {
-        std::cout << fmt::format("{} {} requeued\n", to_string(kind), *line.retry_reference);
+        std::cout << fmt::format("{} {} requeued\n", to_string(kind), shortened_reference(*line.retry_reference));
         ++requeued;
       }
     }
     if (requeued == 0) {
       std::cerr << fmt::format("fulfillsyncd: nothing to requeue for '{}': no entry the provider rejected has it (a "
                                "row that failed local validation is sent again once it is fixed)\n",
-                               *line.retry_reference);
+                               shortened_reference(*line.retry_reference));
       return exit_code::data_error;
     }
   } catch (const std::exception& e) {
@@ -153,10 +176,172 @@ int resync_command(const CommandLine& line) {
   return exit_code::ok;
 }
 
+// Each command: its name as typed, its usage, its lines in the main --help, and the rest of its own
+// --help (what it does, its options, its exit status when it has its own). A new command is a row
+// here, a Command and a case in main().
+struct Subcommand {
+  Command command;
+  std::string_view name;     // as typed: "auth login"
+  std::string_view usage;    // after "Usage: fulfillsyncd [OPTIONS] "
+  std::string_view listing;  // its lines under "Commands:" in fulfillsyncd --help
+  std::string_view help;     // its own --help between the usage line and the common options
+};
+
+constexpr std::array kSubcommands = {
+    Subcommand{Command::run, "run", "run [--dry-run]",
+               "  run                   run the daemon until SIGTERM (the default)\n",
+               "Runs the daemon until SIGTERM or SIGINT: pushes the merchant's new orders, cancels and returns,\n"
+               "pulls shipments, tracking, returns and lot levels, and serves the metrics; SIGHUP reloads the\n"
+               "configuration. The default command, and what the systemd unit runs.\n"
+               "\n"
+               "Options:\n"
+               "      --dry-run          read the merchant's rows, build and validate every request, log them\n"
+               "                         (personal data redacted); sends and writes nothing: the merchant\n"
+               "                         database and the checkpoint store are only read, a missing store is\n"
+               "                         not created, a missing merchant database exits 69\n"},
+    Subcommand{Command::once, "once", "once [--dry-run]",
+               "  once                  run every job until nothing is left to do, print a summary and exit\n"
+               "                        (see Exit status)\n",
+               "Runs every job until nothing is left to do, prints a summary and exits: for a cron job, a first\n"
+               "catch-up, or a test.\n"
+               "\n"
+               "Options:\n"
+               "      --dry-run          as with run: build and validate every request, send nothing\n"
+               "\n"
+               "Exit status:\n"
+               "  0   all done\n"
+               "  65  done, but rows stay rejected or tracking marks are refused\n"
+               "  69  the provider cannot be reached within api.retry, or a job failed api.retry.attempts\n"
+               "      runs in a row\n"
+               "  75  stopped with work left, by SIGTERM/SIGINT or because the provider refused the\n"
+               "      credentials; the next start resumes it\n"
+               "  78  the provider refused the token, has no channel to create orders in, or its TLS\n"
+               "      certificate is not trusted (api.ca_file)\n"},
+    Subcommand{Command::status, "status", "status [--json]",
+               "  status [--json]       whether a daemon runs on the checkpoint store (PID, uptime) and what it\n"
+               "                        waits for; each job's state, last success, lag, the provider's last\n"
+               "                        answer and its last error; the outbound backlog by state, the oldest\n"
+               "                        waiting entry, the latest rejections and the tracking marks (works\n"
+               "                        beside a running daemon; exit 0, 1 or 3: see Exit status)\n",
+               "Shows whether a daemon runs on the configured checkpoint store (PID, version, uptime) and what\n"
+               "it waits for, and a line when nothing has ever succeeded; each job's state, runs, failures,\n"
+               "items, last success, lag, the provider's last answer (HTTP status, when) and its last error;\n"
+               "the outbound backlog by state, the oldest waiting entry, the latest rejections with their\n"
+               "reasons, and the tracking marks. Works beside a running daemon, and without the token.\n"
+               "\n"
+               "Job states: ok; retrying (its last run failed); failing (its last api.retry.attempts runs\n"
+               "failed); paused (the provider refused the credentials or its certificate: an operator must\n"
+               "act); not_run (no run yet). The jobs' figures are those the daemon saved last (every\n"
+               "sync.progress_interval).\n"
+               "\n"
+               "Options:\n"
+               "      --json             one JSON object instead, for scripts (its fields: README, \"status\")\n"
+               "\n"
+               "Exit status:\n"
+               "  0   a daemon runs, and no job is failing or paused\n"
+               "  1   a daemon runs, but a job is failing or paused, or the jobs wait for the provider's\n"
+               "      first answer\n"
+               "  3   no daemon runs on this checkpoint store (as systemctl status), or none has ever run\n"
+               "      with this configuration\n"
+               "  69  the checkpoint store cannot be read\n"
+               "  78  configuration error\n"},
+    Subcommand{Command::retry, "retry", "retry REFERENCE_ID | retry --rejected",
+               "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is\n"
+               "  retry --rejected      the same for every rejected entry\n",
+               "Sends an order, cancel or return the provider rejected again as it is (after the provider's\n"
+               "side was fixed: a missing product, say). A row that failed local validation is sent again by\n"
+               "itself once it is fixed. Works beside a running daemon.\n"
+               "\n"
+               "Options:\n"
+               "      --rejected         every rejected entry instead of one\n"
+               "\n"
+               "Exit status: 0 requeued; 65 nothing rejected has that reference id.\n"},
+    Subcommand{Command::resync, "resync", "resync --since DATE [--job NAME]",
+               "  resync --since DATE [--job NAME]\n"
+               "                        read again what the provider changed since DATE: moves pull_shipments\n"
+               "                        and pull_returns (or the one named) back (works beside a running daemon)\n",
+               "Reads again what the provider changed since DATE: moves the windows of pull_shipments and\n"
+               "pull_returns (or of the job named) back to DATE. Works beside a running daemon.\n"
+               "\n"
+               "Options:\n"
+               "      --since DATE       2026-03-01 or 2026-03-01T12:00:00Z (required)\n"
+               "      --job NAME         pull_shipments or pull_returns only\n"},
+    Subcommand{Command::check_config, "check-config", "check-config [--online]",
+               "  check-config [--online]\n"
+               "                        check what run would meet, writing nothing: the file, the merchant\n"
+               "                        database (read-only: source tables, their index, the result tables), the\n"
+               "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
+               "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
+               "                        provider (GET /channel) and shows the channel it would use\n",
+               "Checks what run would meet, writing nothing: the file, the merchant database (read-only: source\n"
+               "tables, their index, the result tables), the checkpoint store's directory, the token file and\n"
+               "sync.orders_since. One line per check, OK, WARN or ERROR with the fix.\n"
+               "\n"
+               "Options:\n"
+               "      --online           also ask the provider (GET /channel) and show the channel it would use\n"
+               "\n"
+               "Exit status: 0 no errors (warnings allowed); 78 an error.\n"},
+    Subcommand{Command::auth_login, "auth login", "auth login",
+               "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n",
+               "Signs in with OAuth (api.oauth) once, at installation: prints the address to open in a\n"
+               "browser, takes the callback on api.oauth.redirect_uri (or the callback address pasted on\n"
+               "standard input), and keeps the tokens in the checkpoint store. The daemon then refreshes\n"
+               "them itself.\n"},
+};
+
+const Subcommand& subcommand(Command command) {
+  for (const Subcommand& entry : kSubcommands) {
+    if (entry.command == command) return entry;
+  }
+  FULFILLSYNC_UNREACHABLE("every command with a usage has a row");
+}
+
+// The command whose words start at args[i], and how many words it takes.
+std::optional<std::pair<Command, std::size_t>> command_at(const std::vector<std::string>& args, std::size_t i) {
+  for (const Subcommand& entry : kSubcommands) {
+    std::size_t words = 0;
+    std::size_t at = 0;
+    bool matches = true;
+    while (matches && at <= entry.name.size()) {
+      const std::size_t space = std::min(entry.name.find(' ', at), entry.name.size());
+      matches = i + words < args.size() && args[i + words] == entry.name.substr(at, space - at);
+      ++words;
+      at = space + 1;
+    }
+    if (matches) return std::pair{entry.command, words};
+  }
+  return std::nullopt;
+}
+
+// The command named on a command line, skipping the values of the common options; for --help and
+// for a usage error's hint.
+std::optional<Command> named_command(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-c" || args[i] == "--config" || args[i] == "-l" || args[i] == "--log-level") {
+      ++i;
+    } else if (const auto found = command_at(args, i)) {
+      return found->first;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args, std::string& error) {
   CommandLine line;
+  // --help and --version win over everything else: `retry --help` needs no REFERENCE_ID.
+  for (const std::string& arg : args) {
+    if (arg == "-V" || arg == "--version") {
+      line.command = Command::version;
+      return line;
+    }
+    if (arg == "-h" || arg == "--help") {
+      line.command = Command::help;
+      line.help_topic = named_command(args);
+      return line;
+    }
+  }
   bool command_seen = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -174,14 +359,6 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
     const auto is_option = [&](std::string_view name) {
       return arg == name || (arg.size() > name.size() && arg.compare(0, name.size(), name) == 0 && arg[name.size()] == '=');
     };
-    if (arg == "-h" || arg == "--help") {
-      line.command = Command::help;
-      return line;
-    }
-    if (arg == "-V" || arg == "--version") {
-      line.command = Command::version;
-      return line;
-    }
     if (is_option("--config") || arg == "-c") {
       auto value = value_of(arg == "-c" ? "-c" : "--config");
       if (!value) return std::nullopt;
@@ -198,6 +375,8 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       line.dry_run = true;
     } else if (arg == "--online" && line.command == Command::check_config) {
       line.online = true;
+    } else if (arg == "--json" && line.command == Command::status) {
+      line.json = true;
     } else if (arg == "--rejected" && line.command == Command::retry) {
       line.retry_rejected = true;
     } else if (line.command == Command::resync && is_option("--since")) {
@@ -218,21 +397,13 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
     } else if (command_seen) {
       error = fmt::format("unexpected argument '{}'", arg);
       return std::nullopt;
-    } else {
+    } else if (const auto found = command_at(args, i)) {
       command_seen = true;
-      if (arg == "run") line.command = Command::run;
-      else if (arg == "once") line.command = Command::once;
-      else if (arg == "status") line.command = Command::status;
-      else if (arg == "retry") line.command = Command::retry;
-      else if (arg == "resync") line.command = Command::resync;
-      else if (arg == "check-config") line.command = Command::check_config;
-      else if (arg == "auth" && i + 1 < args.size() && args[i + 1] == "login") {
-        line.command = Command::auth_login;
-        ++i;
-      } else {
-        error = fmt::format("unknown command '{}'", arg);
-        return std::nullopt;
-      }
+      line.command = found->first;
+      i += found->second - 1;
+    } else {
+      error = fmt::format("unknown command '{}'", arg);
+      return std::nullopt;
     }
   }
   if (line.command == Command::retry && line.retry_reference.has_value() == line.retry_rejected) {
@@ -251,6 +422,8 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
 }
 
 std::string usage_text() {
+  std::string commands;
+  for (const Subcommand& entry : kSubcommands) commands += entry.listing;
   return fmt::format(
       "Usage: fulfillsyncd [OPTIONS] [COMMAND]\n"
       "\n"
@@ -258,24 +431,8 @@ std::string usage_text() {
       "fulfillment provider's API.\n"
       "\n"
       "Commands:\n"
-      "  run                   run the daemon until SIGTERM (the default)\n"
-      "  once                  run every job until nothing is left to do, print a summary and exit\n"
-      "                        (see Exit status)\n"
-      "  status                the outbound backlog by state, the oldest waiting entry, the latest\n"
-      "                        rejections with their reasons, the tracking marks, and each job's runs,\n"
-      "                        failures, items, last success and lag (works beside a running daemon)\n"
-      "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is\n"
-      "  retry --rejected      the same for every rejected entry\n"
-      "  resync --since DATE [--job NAME]\n"
-      "                        read again what the provider changed since DATE: moves pull_shipments\n"
-      "                        and pull_returns (or the one named) back (works beside a running daemon)\n"
-      "  check-config [--online]\n"
-      "                        check what run would meet, writing nothing: the file, the merchant\n"
-      "                        database (read-only: source tables, their index, the result tables), the\n"
-      "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
-      "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
-      "                        provider (GET /channel) and shows the channel it would use\n"
-      "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
+      "{}"
+      "Each command's own usage: fulfillsyncd COMMAND --help.\n"
       "\n"
       "Options:\n"
       "  -c, --config PATH      configuration file (default {})\n"
@@ -287,12 +444,15 @@ std::string usage_text() {
       "  -h, --help             show this help\n"
       "  -V, --version          show the version\n"
       "\n"
-      "Exit status (sysexits):\n"
-      "  0   success; once: all done\n"
+      "Exit status (sysexits; status has its own, as systemctl status):\n"
+      "  0   success; once: all done; status: a daemon runs and no job is failing\n"
+      "  1   status: a daemon runs, but a job is failing or paused, or the jobs wait for the provider\n"
+      "  3   status: no daemon runs on this checkpoint store\n"
       "  64  usage error\n"
       "  65  once: done, but rows stay rejected or tracking marks are refused\n"
-      "  69  a store or the metrics endpoint cannot be opened; once: the provider cannot be reached\n"
-      "      within api.retry, or a job failed api.retry.attempts runs in a row\n"
+      "  69  a store or the metrics endpoint cannot be opened (the metrics address is in use, say);\n"
+      "      once: the provider cannot be reached within api.retry, or a job failed api.retry.attempts\n"
+      "      runs in a row\n"
       "  70  internal error\n"
       "  75  once: stopped with work left, by SIGTERM/SIGINT or because the provider refused the\n"
       "      credentials; the next start resumes it\n"
@@ -301,7 +461,23 @@ std::string usage_text() {
       "      systemd does not restart on it\n"
       "\n"
       "FULFILLSYNC_FAILPOINTS=NAME[@N],... kills the process at a named step (tests only).\n",
+      commands, kDefaultConfigPath);
+}
+
+std::string usage_text(Command command) {
+  if (command == Command::help || command == Command::version) return usage_text();
+  const Subcommand& entry = subcommand(command);
+  std::string text = fmt::format("Usage: fulfillsyncd [OPTIONS] {}\n\n{}\n", entry.usage, entry.help);
+  text += fmt::format(
+      "Common options:\n"
+      "  -c, --config PATH      configuration file (default {})\n"
+      "  -l, --log-level LEVEL  trace, debug, info, warn, error, critical or off; overrides logging.level\n"
+      "  -h, --help             show this help\n",
       kDefaultConfigPath);
+  if (entry.help.find("Exit status") == std::string_view::npos) {
+    text += "\nExit status: as fulfillsyncd --help lists.\n";
+  }
+  return text;
 }
 
 int main(int argc, char** argv) {
@@ -309,13 +485,16 @@ int main(int argc, char** argv) {
   std::string error;
   const auto line = parse_command_line(args, error);
   if (!line) {
-    std::cerr << "fulfillsyncd: " << error << "\n\n" << usage_text();
+    const auto command = named_command(args);
+    std::cerr << "fulfillsyncd: " << error << "\n\n" << (command ? usage_text(*command) : usage_text());
     return exit_code::usage;
   }
   logging::init(logging::detect_destination(), line->log_level.value_or(spdlog::level::info));
   try {
     switch (line->command) {
-      case Command::help: std::cout << usage_text(); return exit_code::ok;
+      case Command::help:
+        std::cout << (line->help_topic ? usage_text(*line->help_topic) : usage_text());
+        return exit_code::ok;
       case Command::version: std::cout << "fulfillsyncd " << kVersion << '\n'; return exit_code::ok;
       case Command::check_config: return check_config(*line);
       case Command::run:

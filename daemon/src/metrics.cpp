@@ -1,6 +1,14 @@
 #include "fulfillsync/daemon/metrics.hpp"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -40,6 +48,32 @@ int serve_landing_page(mg_connection* connection) {
   return 200;
 }
 
+// CivetWeb says only "null context" when it cannot listen: binding the address ourselves tells why
+// ("address already in use", "cannot assign requested address", "permission denied").
+std::optional<std::string> why_cannot_listen(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (const int error = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); error != 0) {
+    return std::string(::gai_strerror(error));
+  }
+  std::optional<std::string> why;
+  const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
+  if (fd < 0) {
+    why = std::strerror(errno);
+  } else {
+    const int on = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);  // as CivetWeb does
+    if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) why = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  if (why && !why->empty()) (*why)[0] = static_cast<char>(std::tolower(static_cast<unsigned char>((*why)[0])));
+  return why;
+}
+
 }  // namespace
 
 Metrics::Metrics()
@@ -67,6 +101,9 @@ std::uint16_t Metrics::serve(const config::MetricsConfig& config) {
     callbacks.begin_request = serve_landing_page;
     exposer_ = std::make_unique<prometheus::Exposer>(address, 1, &callbacks);
   } catch (const std::exception& e) {
+    if (const auto why = why_cannot_listen(config.host, config.port)) {
+      throw std::runtime_error(fmt::format("metrics.listen {}: {}", address, *why));
+    }
     throw std::runtime_error(fmt::format("cannot serve metrics on {}: {}", address, e.what()));
   }
   exposer_->RegisterCollectable(registry_);

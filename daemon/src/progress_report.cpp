@@ -65,13 +65,27 @@ void ProgressReport::export_figures() {
     const auto text = [](const auto& when) {
       return when ? std::optional(timestamps::format_iso8601_z(*when)) : std::nullopt;
     };
-    stats.push_back(JobStats{.job = std::string(job->name()),
-                             .runs = figures.runs,
-                             .failed_runs = figures.failed_runs,
-                             .items = figures.settled,
-                             .last_run_seconds = figures.last_run_seconds,
-                             .last_success_at = text(figures.last_success),
-                             .data_as_of = text(as_of)});
+    JobStats job_stats{.job = std::string(job->name()),
+                       .runs = figures.runs,
+                       .failed_runs = figures.failed_runs,
+                       .items = figures.settled,
+                       .last_run_seconds = figures.last_run_seconds,
+                       .last_success_at = text(figures.last_success),
+                       .data_as_of = text(as_of),
+                       .failed_in_a_row = figures.failed_in_a_row,
+                       .paused = job->paused(),
+                       .last_error_at = text(figures.error_at),
+                       .last_error = figures.error};
+    if (const api::AnswerLog* answers = scheduler_.find_answer_log(job->name())) {
+      job_stats.last_answer_at = text(answers->answered_at);
+      job_stats.last_answer_status = answers->status;
+      // The newer of the job's last failed call and its last run that threw.
+      if (answers->failed_at && (!figures.error_at || *answers->failed_at > *figures.error_at)) {
+        job_stats.last_error_at = text(answers->failed_at);
+        job_stats.last_error = answers->failure;
+      }
+    }
+    stats.push_back(std::move(job_stats));
   }
   save_job_stats(store_, stats);
 }

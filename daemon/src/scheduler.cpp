@@ -45,6 +45,16 @@ Scheduler::Figures Scheduler::figures(const Job& job) const {
   return {};
 }
 
+api::AnswerLog& Scheduler::answer_log(std::string_view job) {
+  const auto it = answer_logs_.find(job);
+  return it != answer_logs_.end() ? it->second : answer_logs_[std::string(job)];
+}
+
+const api::AnswerLog* Scheduler::find_answer_log(std::string_view job) const {
+  const auto it = answer_logs_.find(job);
+  return it == answer_logs_.end() ? nullptr : &it->second;
+}
+
 void Scheduler::start() {
   for (auto& slot : slots_) asio::co_spawn(executor_, loop(slot), asio::detached);
 }
@@ -70,6 +80,8 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot, std::string* error) {
     run = JobRun{.ok = false, .back_off = kAfterErrorWait};
     metrics_.count_run_error(slot.job->name(), where_it_failed(e));
     if (error) *error = e.what();
+    slot.figures.error_at = std::chrono::system_clock::now();
+    slot.figures.error = e.what();
   }
   --in_flight_;
   const auto took = std::chrono::steady_clock::now() - started;
@@ -77,6 +89,7 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot, std::string* error) {
   figures.settled += run.settled;
   ++figures.runs;
   figures.failed_runs += run.ok ? 0 : 1;
+  figures.failed_in_a_row = run.ok ? 0 : figures.failed_in_a_row + 1;
   figures.last_run_seconds = std::chrono::duration<double>(took).count();
   if (run.ok) figures.last_success = std::chrono::system_clock::now();
   metrics_.observe_run(slot.job->name(), run.ok, took);

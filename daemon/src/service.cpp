@@ -13,6 +13,7 @@
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/cli.hpp"
+#include "fulfillsync/daemon/daemon_record.hpp"
 #include "fulfillsync/daemon/pull_jobs.hpp"
 #include "fulfillsync/daemon/push_jobs.hpp"
 #include "fulfillsync/daemon/status_report.hpp"
@@ -98,19 +99,22 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *marks_, *sync_metrics_,
                                                config_.api.requests_per_minute);
   progress_->export_figures();
+  record_daemon_start(*checkpoint_);
 }
 
 void Service::add_push_jobs() {
   const auto version = *api::parse_api_version(config_.api.version);
-  const PushContext context{*client_, *ledger_, *results_, *sync_metrics_, version, stopping_,
-                            config_.api.request_timeout};
+  const auto context_for = [&](std::string_view job) {
+    return PushContext{client_for(job), *ledger_, *results_, *sync_metrics_, version, stopping_,
+                       config_.api.request_timeout};
+  };
   // Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
   constexpr int kIntakeBatchesPerRun = 4;
   const auto poll_orders = [this] { return order_intake_->poll(kIntakeBatchesPerRun); };
   const auto& sync = config_.sync;
   if (sync.push_orders.enabled) {
     scheduler_->add(std::make_unique<CreatePushJob>(
-                        LedgerKind::order_create, context, sync.push_orders, poll_orders,
+                        LedgerKind::order_create, context_for("push_orders"), sync.push_orders, poll_orders,
                         [this](std::span<const std::string> keys) { order_intake_->refresh(keys); }),
                     sync.push_orders.interval);
   }
@@ -118,12 +122,12 @@ void Service::add_push_jobs() {
     // One job reads the orders table: push_orders when it runs, so that its backpressure holds.
     const auto poll_for_cancels = sync.push_orders.enabled ? std::function<bool()>([] { return false; })
                                                            : std::function<bool()>(poll_orders);
-    scheduler_->add(std::make_unique<CancelPushJob>(context, sync.push_cancels, poll_for_cancels),
+    scheduler_->add(std::make_unique<CancelPushJob>(context_for("push_cancels"), sync.push_cancels, poll_for_cancels),
                     sync.push_cancels.interval);
   }
   if (sync.push_returns.enabled) {
     scheduler_->add(std::make_unique<CreatePushJob>(
-                        LedgerKind::return_create, context, sync.push_returns,
+                        LedgerKind::return_create, context_for("push_returns"), sync.push_returns,
                         [this] { return return_intake_->poll(kIntakeBatchesPerRun); },
                         [this](std::span<const std::string> keys) { return_intake_->refresh(keys); }),
                     sync.push_returns.interval);
@@ -134,23 +138,30 @@ void Service::add_pull_jobs(const std::string& since) {
   const auto version = *api::parse_api_version(config_.api.version);
   const auto starting_point = timestamps::parse_iso8601(since);
   assert(starting_point && "the starting point is saved in ISO 8601");
-  const PullContext context{*client_, *merchant_, *checkpoint_, *sync_metrics_, version, stopping_, *starting_point,
-                            config_.api.request_timeout};
+  const auto context_for = [&](std::string_view job) {
+    return PullContext{client_for(job),     *merchant_,      *checkpoint_,
+                       *sync_metrics_,      version,         stopping_,
+                       *starting_point,     config_.api.request_timeout};
+  };
   const auto& sync = config_.sync;
   if (sync.pull_shipments.enabled) {
-    scheduler_->add(std::make_unique<PullShipmentsJob>(context, sync.pull_shipments), sync.pull_shipments.interval);
+    scheduler_->add(std::make_unique<PullShipmentsJob>(context_for("pull_shipments"), sync.pull_shipments), sync.pull_shipments.interval);
   }
   if (sync.mark_tracking.mode != config::TrackingMarkMode::never) {
-    scheduler_->add(std::make_unique<MarkTrackingJob>(context, *marks_, sync.mark_tracking),
+    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, sync.mark_tracking),
                     sync.mark_tracking.interval);
   }
   if (sync.pull_returns.enabled) {
-    scheduler_->add(std::make_unique<PullReturnsJob>(context, sync.pull_returns), sync.pull_returns.interval);
+    scheduler_->add(std::make_unique<PullReturnsJob>(context_for("pull_returns"), sync.pull_returns), sync.pull_returns.interval);
   }
   if (sync.pull_lots.enabled) {
     // The job spaces its own reads across the interval; the scheduler only wakes it.
-    scheduler_->add(std::make_unique<PullLotsJob>(context, sync.pull_lots, mode_ != Mode::once), 1s);
+    scheduler_->add(std::make_unique<PullLotsJob>(context_for("pull_lots"), sync.pull_lots, mode_ != Mode::once), 1s);
   }
+}
+
+api::ApiClient& Service::client_for(std::string_view job) {
+  return job_clients_.emplace_back(client_->for_caller(scheduler_->answer_log(job)));
 }
 
 Service::~Service() = default;
@@ -170,6 +181,11 @@ int Service::run() {
   if (mode_ == Mode::once && !exit_code_) {
     end_once(exit_code::temporary_failure, "stopped by a signal before the work was done; the next start resumes it");
   }
+  try {
+    record_daemon_stop(*checkpoint_);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot note the stop in the checkpoint store: {}", e.what());
+  }
   spdlog::info("fulfillsyncd stopped");
   return exit_code_.value_or(exit_code::ok);
 }
@@ -181,6 +197,7 @@ asio::awaitable<void> Service::connect_to_provider() {
     const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
     if (selection.status == api::ChannelSelection::Status::selected) {
       spdlog::info("provider {}: {}", config_.api.base_url, selection.message);
+      note_waiting(std::nullopt);
       if (sync_metrics_->set_provider_reachable(true)) spdlog::info("the provider answers again");
       if (stopping_) co_return;
       if (mode_ == Mode::once) {
@@ -202,6 +219,7 @@ asio::awaitable<void> Service::connect_to_provider() {
       co_return;
     }
     sync_metrics_->set_provider_reachable(false);
+    note_waiting(fmt::format("the provider's first answer ({}); the jobs start once it answers", selection.message));
     if (mode_ == Mode::once) {
       // The client has tried as often as api.retry allows: a run that must end does not wait longer.
       end_once(exit_code::unavailable, provider_unreachable(selection.message));
@@ -213,6 +231,14 @@ asio::awaitable<void> Service::connect_to_provider() {
     timer.expires_after(wait);
     co_await timer.async_wait(asio::use_awaitable);
     wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
+  }
+}
+
+void Service::note_waiting(const std::optional<std::string>& what) {
+  try {
+    record_daemon_waiting(*checkpoint_, what);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot note in the checkpoint store what the daemon waits for: {}", e.what());
   }
 }
 
@@ -267,7 +293,7 @@ void Service::end_once(int code, const std::string& why) {
   exit_code_ = code;
   try {
     progress_->report(std::chrono::steady_clock::duration::zero());
-    std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_)).c_str(), stdout);
+    std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_, config_.api.retry.attempts)).c_str(), stdout);
     std::fflush(stdout);
   } catch (const std::exception& e) {
     spdlog::error("cannot summarise the run: {}", e.what());

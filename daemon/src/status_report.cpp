@@ -1,9 +1,14 @@
 #include "fulfillsync/daemon/status_report.hpp"
 
 #include <array>
+#include <cstdint>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/job_stats.hpp"
@@ -27,9 +32,97 @@ std::string_view noun(LedgerKind kind) {
   return "order";
 }
 
-// Reference ids may be 300 characters long: enough of one to find it, escaped where it is not
-// printable (the merchant's text reaches a terminal).
-std::string shortened(const std::string& reference) {
+std::optional<double> seconds_since(const std::optional<std::string>& when) {
+  const auto at = when ? timestamps::parse_iso8601(*when) : std::nullopt;
+  if (!at) return std::nullopt;
+  return std::chrono::duration<double>(timestamps::Clock::now() - *at).count();
+}
+
+std::string ago(const std::optional<std::string>& when) {
+  const auto seconds = seconds_since(when);
+  return seconds ? rough_duration(*seconds) + " ago" : "never";
+}
+
+bool nothing_ever_succeeded(const DaemonStatus& status) {
+  for (const auto& job : status.jobs) {
+    if (job.last_success_at) return false;
+  }
+  return true;
+}
+
+// A job an operator has to look at: status exits 1 for it.
+bool needs_attention(const JobStats& job, int failing_after) {
+  const std::string_view state = job_state(job, failing_after);
+  return state == "failing" || state == "paused";
+}
+
+std::string_view health_name(Health health) {
+  switch (health) {
+    case Health::healthy: return "healthy";
+    case Health::failing: return "failing";
+    case Health::not_running: return "not_running";
+  }
+  FULFILLSYNC_UNREACHABLE("a Health value");
+}
+
+// "running", "stopped" (cleanly), "vanished" (ended without a stop: killed or crashed), "never_started".
+std::string_view daemon_state(const DaemonStatus& status) {
+  if (!status.daemon) return "never_started";
+  if (status.running) return "running";
+  return status.daemon->stopped_at ? "stopped" : "vanished";
+}
+
+std::string daemon_lines(const DaemonStatus& status, const std::filesystem::path& store) {
+  std::string out;
+  const auto& daemon = status.daemon;
+  const std::string_view state = daemon_state(status);
+  if (state == "never_started") {
+    out += fmt::format("fulfillsyncd on {}: not running; no daemon has started on this store yet\n", store.string());
+  } else if (state == "running") {
+    out += fmt::format("fulfillsyncd on {}: running, PID {}, version {}, since {} ({})\n", store.string(), daemon->pid,
+                       daemon->version, daemon->started_at,
+                       rough_duration(seconds_since(daemon->started_at).value_or(0)));
+  } else if (state == "stopped") {
+    out += fmt::format("fulfillsyncd on {}: not running; PID {} stopped at {} ({}), after running since {}\n",
+                       store.string(), daemon->pid, *daemon->stopped_at, ago(daemon->stopped_at), daemon->started_at);
+  } else {
+    out += fmt::format("fulfillsyncd on {}: not running; PID {}, started at {}, ended without a clean stop (killed "
+                       "or crashed: see its log)\n",
+                       store.string(), daemon->pid, daemon->started_at);
+  }
+  if (status.running && daemon->waiting_for) {
+    out += fmt::format("Waiting for {}\n", text::printable(*daemon->waiting_for));
+  }
+  for (const auto& job : status.jobs) {
+    if (status.running && job.paused) {
+      out += fmt::format("Waiting for an operator: {} is paused because the provider refused the credentials or its "
+                         "TLS certificate (the log says which, and the fix)\n",
+                         job.job);
+    }
+  }
+  if (nothing_ever_succeeded(status)) {
+    out += "Nothing has succeeded yet: no job run has ever ended without an error on this store\n";
+  }
+  std::vector<std::string> failing;
+  for (const auto& job : status.jobs) {
+    if (needs_attention(job, status.failing_after)) {
+      failing.push_back(fmt::format("{} {}", job.job, job_state(job, status.failing_after)));
+    }
+  }
+  switch (status.health) {
+    case Health::healthy: out += "Health: no job is failing or paused\n"; break;
+    case Health::failing:
+      out += fmt::format("Health: FAILING: {}\n", failing.empty() ? std::string("the jobs wait for the provider")
+                                                                  : fmt::format("{}", fmt::join(failing, ", ")));
+      break;
+    case Health::not_running: break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string shortened_reference(std::string_view reference) {
   constexpr std::size_t kShown = 40;
   const std::string shown = text::printable(reference);
   if (shown.size() <= kShown) return shown;
@@ -38,7 +131,30 @@ std::string shortened(const std::string& reference) {
   return shown.substr(0, cut) + "...";
 }
 
-}  // namespace
+std::string_view job_state(const JobStats& job, int failing_after) {
+  if (job.paused) return "paused";
+  if (job.failed_in_a_row >= failing_after) return "failing";
+  if (job.failed_in_a_row > 0) return "retrying";
+  if (job.runs == 0 && !job.last_success_at) return "not_run";
+  return "ok";
+}
+
+DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
+  DaemonStatus status;
+  status.failing_after = failing_after;
+  status.daemon = load_daemon_record(store);
+  status.running = status.daemon && is_running(*status.daemon);
+  status.jobs = load_job_stats(store);
+  if (!status.running) {
+    status.health = Health::not_running;
+    return status;
+  }
+  status.health = status.daemon->waiting_for ? Health::failing : Health::healthy;
+  for (const auto& job : status.jobs) {
+    if (needs_attention(job, failing_after)) status.health = Health::failing;
+  }
+  return status;
+}
 
 std::string format_summary(OutboundLedger& ledger, int rejections) {
   const auto counts = ledger.backlog();
@@ -57,15 +173,16 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
   if (!rejected.empty()) {
     out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
     for (const auto& entry : rejected) {
-      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), shortened(entry.source_key), entry.updated_at,
+      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), shortened_reference(entry.source_key), entry.updated_at,
                          text::printable(entry.last_error));
     }
   }
   return out;
 }
 
-std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant) {
-  std::string out;
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
+                          const DaemonStatus& daemon) {
+  std::string out = daemon_lines(daemon, store.path()) + '\n';
   const auto since = saved_starting_point(store);
   if (since) {
     out += fmt::format("Pushing rows changed at or after {}\n", *since);
@@ -80,12 +197,16 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const std::string table = name.substr(name.find(':') + 1);
     out += fmt::format("Read {} up to {}", table,
                        cursor ? fmt::format("{} {}", text::printable(cursor->updated_at),
-                                            text::printable(cursor->reference_id))
+                                            shortened_reference(cursor->reference_id))
                               : "nothing yet");
     if (merchant != nullptr && since) {
       const merchant::ChangeCursor after = cursor ? std::max(*cursor, merchant::ChangeCursor{*since, ""})
                                                   : merchant::ChangeCursor{*since, ""};
-      out += fmt::format("; {} rows changed since, not read yet", merchant->count_changes_after(kind, after));
+      try {
+        out += fmt::format("; {} rows changed since, not read yet", merchant->count_changes_after(kind, after));
+      } catch (const merchant::MerchantDatabaseError& e) {
+        out += fmt::format("; the rows not read yet cannot be counted: {}", text::printable(e.what()));
+      }
     }
     out += '\n';
   }
@@ -98,18 +219,13 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     out += "Nothing waiting to be sent\n";
   }
   out += '\n' + format_summary(ledger);
-  out += '\n' + format_pull_side(store);
+  out += '\n' + format_pull_side(store, daemon.failing_after);
   return out;
 }
 
-std::string format_pull_side(CheckpointStore& store) {
+std::string format_pull_side(CheckpointStore& store, int failing_after) {
   std::string out;
   const auto now = timestamps::Clock::now();
-  const auto ago = [&](const std::optional<std::string>& when) -> std::string {
-    const auto at = when ? timestamps::parse_iso8601(*when) : std::nullopt;
-    if (!at) return "never";
-    return rough_duration(std::chrono::duration<double>(now - *at).count()) + " ago";
-  };
   const auto window = store.cursor("pull_shipments");
   out += fmt::format("Shipments pulled up to the provider's changes of {}\n", window.value_or("(none yet)"));
 
@@ -132,18 +248,105 @@ std::string format_pull_side(CheckpointStore& store) {
   const auto stats = load_job_stats(store);
   if (stats.empty()) return out + "No job figures yet (the daemon saves them every sync.progress_interval)\n";
   out += fmt::format("\nJobs, as the daemon saved them {}:\n", ago(stats.front().updated_at));
-  out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>10}  {:<16}{}\n", "", "runs", "failed", "items", "last run",
-                     "last success", "lag");
+  out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>10}  {:<16}{:<8}{}\n", "", "runs", "failed", "items", "last run",
+                     "last success", "lag", "state");
   for (const auto& job : stats) {
-    out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>9.2f}s  {:<16}{}\n", job.job, job.runs, job.failed_runs, job.items,
-                       job.last_run_seconds, ago(job.last_success_at),
-                       job.data_as_of ? rough_duration(std::chrono::duration<double>(
-                                                           now - timestamps::parse_iso8601(*job.data_as_of)
-                                                                     .value_or(now))
-                                                           .count())
-                                      : std::string("-"));
+    const std::string lag =
+        job.data_as_of
+            ? rough_duration(
+                  std::chrono::duration<double>(now - timestamps::parse_iso8601(*job.data_as_of).value_or(now)).count())
+            : std::string("-");
+    out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>9.2f}s  {:<16}{:<8}{}\n", job.job, job.runs, job.failed_runs,
+                       job.items, job.last_run_seconds, ago(job.last_success_at), lag, job_state(job, failing_after));
+    out += fmt::format("{:<15}provider's last answer: {}", "",
+                       job.last_answer_at ? fmt::format("HTTP {}, {}", job.last_answer_status, ago(job.last_answer_at))
+                                          : std::string("none yet"));
+    if (job.last_error_at) {
+      out += fmt::format("; last error {}: {}", ago(job.last_error_at), text::printable(job.last_error));
+    }
+    out += '\n';
   }
   return out;
+}
+
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status) {
+  json::JsonWriter w;
+  w.begin_object();
+  w.field("checkpoint_store", store.string());
+  w.field("health", health_name(status.health));
+  w.key("daemon").begin_object();
+  w.field("state", daemon_state(status));
+  if (status.daemon) {
+    w.field("pid", status.daemon->pid);
+    w.field("version", status.daemon->version);
+    w.field("started_at", status.daemon->started_at);
+    if (status.running) {
+      w.field("uptime_seconds", static_cast<std::int64_t>(seconds_since(status.daemon->started_at).value_or(0)));
+    } else {
+      w.null_field("uptime_seconds");
+    }
+    w.field("stopped_at", status.daemon->stopped_at);
+    w.field("waiting_for", status.running && status.daemon->waiting_for
+                               ? std::optional(text::printable(*status.daemon->waiting_for))
+                               : std::nullopt);
+  } else {
+    for (const char* name : {"pid", "version", "started_at", "uptime_seconds", "stopped_at", "waiting_for"}) {
+      w.null_field(name);
+    }
+  }
+  w.end_object();
+  w.field("nothing_succeeded_yet", nothing_ever_succeeded(status));
+  w.key("jobs").begin_array();
+  for (const auto& job : status.jobs) {
+    w.begin_object();
+    w.field("name", job.job);
+    w.field("state", job_state(job, status.failing_after));
+    w.field("runs", static_cast<std::int64_t>(job.runs));
+    w.field("failed_runs", static_cast<std::int64_t>(job.failed_runs));
+    w.field("failed_in_a_row", static_cast<std::int64_t>(job.failed_in_a_row));
+    w.field("items", static_cast<std::int64_t>(job.items));
+    w.field("last_success_at", job.last_success_at);
+    w.field("data_as_of", job.data_as_of);
+    w.key("last_answer");
+    if (job.last_answer_at) {
+      w.begin_object().field("at", *job.last_answer_at).field("http_status", job.last_answer_status).end_object();
+    } else {
+      w.null();
+    }
+    w.key("last_error");
+    if (job.last_error_at) {
+      w.begin_object().field("at", *job.last_error_at).field("message", text::printable(job.last_error)).end_object();
+    } else {
+      w.null();
+    }
+    w.field("saved_at", job.updated_at);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("outbound").begin_object();
+  const auto counts = ledger ? ledger->backlog() : std::map<std::pair<LedgerKind, LedgerState>, int>{};
+  for (const LedgerKind kind : kKinds) {
+    w.key(to_string(kind)).begin_object();
+    for (const LedgerState state : kStates) {
+      const auto it = counts.find({kind, state});
+      w.field(to_string(state), it == counts.end() ? 0 : it->second);
+    }
+    w.end_object();
+  }
+  w.end_object();
+  w.field("oldest_waiting_since", ledger ? ledger->oldest_waiting_since() : std::nullopt);
+  w.key("latest_rejections").begin_array();
+  for (const auto& entry : ledger ? ledger->latest(LedgerState::rejected, 10) : std::vector<LedgerEntry>{}) {
+    w.begin_object()
+        .field("kind", to_string(entry.kind))
+        .field("reference_id", text::printable(entry.source_key))
+        .field("at", entry.updated_at)
+        .field("reason", text::printable(entry.last_error))
+        .end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take() + '\n';
 }
 
 }  // namespace fulfillsync::daemon

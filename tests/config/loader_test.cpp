@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <regex>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -306,6 +308,94 @@ TEST_F(ConfigLoaderTest, TheShippedExampleAndDemoFilesAreValid) {
   }
 }
 
+// Every range the example file documents ("1s to 10m") is the loader's: both ends load, just outside
+// them does not. The table is checked against the example both ways, so a range documented anew
+// needs a row here.
+TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
+  struct Range {
+    std::string documented;  // as the example's comment writes it
+    std::string key;         // a key it applies to
+    std::string below, low, high, above;  // below: "" when nothing below `low` is a valid value
+    std::string sibling{};   // another key of the same section that `low`/`high` need
+  };
+  const std::vector<Range> ranges = {
+      {"1s to 10m", "service.shutdown_timeout", "999ms", "1s", "10m", "10m1ms"},
+      {"0s to 10m", "merchant.sqlite.busy_timeout", "", "0s", "10m", "10m1ms"},
+      {"0s to 7d", "merchant.look_back", "", "0s", "7d", "7d1ms"},
+      {"0s to 1d", "merchant.max_clock_skew", "", "0s", "1d", "1d1ms"},
+      {"1 to 10000", "merchant.batch_size", "0", "1", "10000", "10001"},
+      {"1 to 1000000", "api.requests_per_minute", "0", "1", "1000000", "1000001"},
+      {"100ms to 5m", "api.connect_timeout", "99ms", "100ms", "5m", "5m1ms"},
+      {"100ms to 10m", "api.request_timeout", "99ms", "100ms", "10m", "10m1ms"},
+      {"1 to 64", "api.pool_size", "0", "1", "64", "65"},
+      {"1ms to 1m", "api.retry.base", "0s", "1ms", "1m", "1m1ms", "cap: 1h"},
+      {"1ms to 1h", "api.retry.cap", "0s", "1ms", "1h", "1h1ms", "base: 1ms"},
+      {"1 to 100", "api.retry.attempts", "0", "1", "100", "101"},
+      {"1s to 1h", "sync.progress_interval", "999ms", "1s", "1h", "1h1ms"},
+      {"10ms to 24h", "sync.jobs.push_orders.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 24h", "sync.jobs.push_cancels.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 24h", "sync.jobs.push_returns.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 24h", "sync.jobs.pull_shipments.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 24h", "sync.jobs.mark_tracking.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 24h", "sync.jobs.pull_returns.interval", "9ms", "10ms", "24h", "24h1ms"},
+      {"10ms to 7d", "sync.jobs.pull_lots.interval", "9ms", "10ms", "7d", "7d1ms"},
+      {"1 to 1000", "sync.jobs.push_orders.batch_size", "0", "1", "1000", "1001"},
+      {"1 to 1000", "sync.jobs.mark_tracking.batch_size", "0", "1", "1000", "1001"},
+      {"1 to 64", "sync.jobs.push_orders.concurrency", "0", "1", "64", "65"},
+      {"0s to 7d", "sync.jobs.pull_shipments.overlap", "", "0s", "7d", "7d1ms"},
+      {"1m to 7d", "sync.jobs.mark_tracking.sweep_interval", "59s", "1m", "7d", "7d1ms"},
+      {"0 to 65535", "metrics.listen", "", "127.0.0.1:0", "127.0.0.1:65535", "127.0.0.1:65536"},
+  };
+  // The file valid() writes with `key: value` (and the row's sibling) added where the key belongs.
+  const auto with = [&](const Range& range, const std::string& value) {
+    const auto dot = range.key.rfind('.');
+    const std::string section = range.key.substr(0, dot), name = range.key.substr(dot + 1);
+    std::string yaml = valid();
+    const auto insert_before = [&](std::string_view marker, const std::string& lines) {
+      yaml.insert(yaml.find(marker), lines);
+    };
+    if (section == "merchant.sqlite") {
+      insert_before("api:", "    " + name + ": " + value + "\n");
+    } else if (section == "merchant") {
+      insert_before("api:", "  " + name + ": " + value + "\n");
+    } else if (section == "api") {
+      yaml += "  " + name + ": " + value + "\n";
+    } else if (section == "api.retry") {
+      yaml += "  retry:\n    " + name + ": " + value + (range.sibling.empty() ? "" : "\n    " + range.sibling) + "\n";
+    } else {
+      std::string indent;
+      std::size_t start = 0;
+      for (std::size_t end; (end = range.key.find('.', start)) != std::string::npos; start = end + 1) {
+        yaml += indent + range.key.substr(start, end - start) + ":\n";
+        indent += "  ";
+      }
+      yaml += indent + name + ": " + value + "\n";
+    }
+    return yaml;
+  };
+  for (const Range& range : ranges) {
+    SCOPED_TRACE(range.key);
+    EXPECT_NO_THROW(load_string(with(range, range.low), "test.yaml"));
+    EXPECT_NO_THROW(load_string(with(range, range.high), "test.yaml"));
+    EXPECT_THAT(errors_of(with(range, range.above)), ElementsAre(HasSubstr(range.key + ": ")));
+    if (!range.below.empty()) {
+      EXPECT_THAT(errors_of(with(range, range.below)), ElementsAre(HasSubstr(range.key + ": ")));
+    }
+  }
+
+  const std::string example = testing::read_file(testing::source_path("config/fulfillsync.example.yaml"));
+  const std::regex documented_range(R"((?:^|[^\w.])(\d+[a-z]*) to (\d+[a-z]*)\b)");
+  for (auto it = std::sregex_iterator(example.begin(), example.end(), documented_range); it != std::sregex_iterator();
+       ++it) {
+    const std::string text = (*it)[1].str() + " to " + (*it)[2].str();
+    EXPECT_TRUE(std::any_of(ranges.begin(), ranges.end(), [&](const Range& r) { return r.documented == text; }))
+        << "the example documents '" << text << "', which no row of this test checks against the loader";
+  }
+  for (const Range& range : ranges) {
+    EXPECT_NE(example.find(range.documented), std::string::npos) << range.key << ": '" << range.documented << "'";
+  }
+}
+
 TEST_F(ConfigLoaderTest, UnknownKeyIsReportedAtItsPlaceWithASuggestion) {
   EXPECT_THAT(errors_of(valid("service:\n  shutdown_timout: 5s\n")),
               ElementsAre("test.yaml:10:3: service.shutdown_timout: unknown key 'shutdown_timout' "
@@ -345,9 +435,9 @@ TEST_F(ConfigLoaderTest, MissingRequiredKeysAreReportedAtTheirParent) {
       "merchant:\n"
       "  sqlite:\n"
       "    busy_timeout: 1s\n";
-  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:1:13: checkpoint.path: required key 'path' is missing",
-                                           "test.yaml:4:5: merchant.sqlite.path: required key 'path' is missing",
-                                           "test.yaml:1:1: api: required key 'api' is missing"));
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:1:1: api: required key 'api' is missing",
+                                           "test.yaml:1:13: checkpoint.path: required key 'path' is missing",
+                                           "test.yaml:4:5: merchant.sqlite.path: required key 'path' is missing"));
 }
 
 TEST_F(ConfigLoaderTest, EveryErrorIsReportedAtOnce) {
@@ -366,12 +456,82 @@ TEST_F(ConfigLoaderTest, EveryErrorIsReportedAtOnce) {
   EXPECT_THAT(errors_of(yaml),
               ElementsAre("test.yaml:3:3: checkpoint.colour: unknown key 'colour'",
                           HasSubstr("test.yaml:7:19: merchant.sqlite.busy_timeout: 'forever' is not a duration"),
-                          "test.yaml:11:24: api.requests_per_minute: 0 is out of range: allowed 1 to 1000000",
-                          "test.yaml:9:13: api.base_url: 'ftp://example.com' is not an http:// or https:// URL"));
+                          "test.yaml:9:13: api.base_url: 'ftp://example.com' is not an http:// or https:// URL",
+                          "test.yaml:11:24: api.requests_per_minute: 0 is out of range: allowed 1 to 1000000"));
+}
+
+// In the order of the file, whatever order the checks run in (the base_url check runs last).
+TEST_F(ConfigLoaderTest, ErrorsAreSortedByLine) {
+  const std::string yaml =
+      "api:\n"
+      "  base_url: ftp://example.com\n"
+      "  token_file: " + token.string() + "\n"
+      "  pool_size: 0\n"
+      "checkpoint:\n"
+      "  path: a.db\n"
+      "merchant:\n"
+      "  sqlite:\n"
+      "    path: shop.db\n"
+      "metrics:\n"
+      "  enabled: maybe\n";
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("test.yaml:2:13: api.base_url"), HasSubstr("test.yaml:4:14: api.pool_size"),
+                                           HasSubstr("test.yaml:11:12: metrics.enabled")));
 }
 
 TEST_F(ConfigLoaderTest, SyntaxErrorsHaveALineAndColumn) {
   EXPECT_THAT(errors_of("checkpoint:\n  path: [unclosed\n"), ElementsAre(HasSubstr("test.yaml:3:1: ")));
+}
+
+// yaml-cpp reads an open quote on to the next quote character in the file, and reports where it then
+// gave up: the error names the quote itself.
+TEST_F(ConfigLoaderTest, AnUnterminatedQuoteIsReportedWhereItOpens) {
+  EXPECT_THAT(errors_of(valid("logging:\n  level: 'info\n# the 'status' command\nmetrics:\n  enabled: true\n")),
+              ElementsAre(HasSubstr("test.yaml:10:10: this quote is not closed on its line (the YAML parser then "
+                                    "stopped at ")));
+  EXPECT_THAT(errors_of(valid("metrics:\n  listen: \"127.0.0.1:9464\n")),
+              ElementsAre("test.yaml:10:11: this quote is never closed"));
+  // Quotes closed on their line, quotes in plain text and comments, escapes, and a quoted value that
+  // spans lines and is closed are all fine: what remains is the value's own error.
+  EXPECT_NO_THROW(load_string(valid("logging: {level: 'info'}  # it's \"quoted\n"
+                                    "metrics:\n  listen: \"127.0.0.1:9464\"\n"),
+                              "test.yaml"));
+  EXPECT_THAT(errors_of(valid("logging: {level: 'in''fo'}\n")), ElementsAre(HasSubstr("'in'fo' is not a log level")));
+  EXPECT_THAT(errors_of(valid("logging:\n  level: \"in\\\"\n    fo\"\n")),
+              ElementsAre(HasSubstr("'in\" fo' is not a log level")));
+}
+
+// One error for a file that is not a mapping of keys, not one per missing key as well.
+TEST_F(ConfigLoaderTest, AFileThatIsNoMappingIsOneError) {
+  EXPECT_THAT(errors_of("just some text\n"), ElementsAre("test.yaml:1:1: expected a mapping of keys, found a scalar"));
+  EXPECT_THAT(errors_of("- a\n- b\n"), ElementsAre("test.yaml:1:1: expected a mapping of keys, found a list"));
+  EXPECT_THAT(errors_of("# only a comment\n"),
+              ElementsAre("test.yaml: the file holds no configuration (it is empty, or only comments)"));
+  EXPECT_THAT(errors_of(valid("service: 30s\n")),
+              ElementsAre("test.yaml:9:10: service: expected a mapping of keys, found a scalar"));
+  // A section that is no mapping: its required keys are not reported missing one by one.
+  std::string yaml = valid();
+  yaml.replace(yaml.find("checkpoint:\n  path: /var/lib/fulfillsync/checkpoint.db\n"),
+               std::string("checkpoint:\n  path: /var/lib/fulfillsync/checkpoint.db\n").size(), "checkpoint: [a]\n");
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:1:13: checkpoint: expected a mapping of keys, found a list"));
+}
+
+TEST_F(ConfigLoaderTest, TooDeepNestingIsOneErrorWithItsPlace) {
+  const std::string deep = std::string(1000, '[') + std::string(1000, ']');
+  const auto errors = errors_of(valid("sync: " + deep + "\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], ::testing::MatchesRegex("test\\.yaml:9:[0-9]+: nested too deeply: .*"));
+}
+
+TEST_F(ConfigLoaderTest, ADirectoryIsNamedAsSuch) {
+  try {
+    load_file(dir.path());
+    ADD_FAILURE() << "a directory loaded";
+  } catch (const ConfigError& error) {
+    ASSERT_EQ(error.diagnostics().size(), 1u);
+    EXPECT_EQ(error.diagnostics()[0].to_string(),
+              dir.path().string() + ": is a directory, not a configuration file (e.g. " +
+                  (dir.path() / "fulfillsync.yaml").string() + ")");
+  }
 }
 
 TEST_F(ConfigLoaderTest, DuplicateKeysAreErrors) {
@@ -456,9 +616,9 @@ TEST_F(ConfigLoaderTest, PlainHttpNeedsToBeAllowedExplicitly) {
 TEST_F(ConfigLoaderTest, MerchantPollingKeysAreRangeChecked) {
   std::string yaml = valid();
   yaml.insert(yaml.find("api:"), "  batch_size: 0\n  look_back: -1s\n  max_clock_skew: 2d\n");
-  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.look_back: '-1s' is not a duration"),
-                                           HasSubstr("merchant.max_clock_skew: 2d is out of range"),
-                                           HasSubstr("merchant.batch_size: 0 is out of range: allowed 1 to 10000")));
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.batch_size: 0 is out of range: allowed 1 to 10000"),
+                                           HasSubstr("merchant.look_back: '-1s' is not a duration"),
+                                           HasSubstr("merchant.max_clock_skew: 2d is out of range")));
 }
 
 TEST_F(ConfigLoaderTest, TablePrefixMustBeAPlainIdentifier) {

@@ -7,6 +7,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
+constexpr int kNotRunning = 3;  // status
 constexpr int kUnavailable = 69;
 constexpr int kWorkLeft = 75;
 constexpr int kConfigError = 78;
@@ -38,6 +39,11 @@ TEST_F(ExitStatusTest, AJobThatKeepsFailingEndsTheRunWithUnavailable) {
   EXPECT_THAT(result.stderr_text, HasSubstr("failed 2 runs in a row"));
   EXPECT_THAT(result.stderr_text, HasSubstr("fulfillsync_orders"));
   EXPECT_THAT(result.stdout_text, HasSubstr("order_create"));  // the summary
+  // status keeps the job's state and its last error after the run.
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, kNotRunning);
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("push_orders +[0-9]+ +[0-9]+ .* failing\n"));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("last error [^\n]*fulfillsync_orders"));
 }
 
 TEST_F(ExitStatusTest, AProviderThatCannotBeReachedEndsTheRunWithUnavailable) {
@@ -125,7 +131,10 @@ TEST_F(ExitStatusTest, StatusRetryAndResyncDoNotNeedTheToken) {
   ASSERT_EQ(once().exit_status, 0);
   std::filesystem::remove(dir / "api-token");
   const auto status = daemon({"status"});
-  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_EQ(status.exit_status, kNotRunning) << status.stderr_text;  // once has ended
+  // Each job's last answer is the provider's answer to that job's own calls.
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("push_orders [^\n]*\n +provider's last answer: HTTP 20[01], "));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("pull_shipments [^\n]*\n +provider's last answer: HTTP 200, "));
   EXPECT_EQ(daemon({"retry", "--rejected"}).exit_status, 0);
   EXPECT_EQ(daemon({"resync", "--since", "2026-01-01"}).exit_status, 0);
   EXPECT_EQ(once().exit_status, kConfigError);  // a run needs it

@@ -256,7 +256,7 @@ TEST_F(PushSyncTest, InvalidRowsAreRejectedWithTheirReasonsAndTheRestGoesThrough
 
   // status names them with their reasons.
   const auto status = daemon({"status"});
-  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_EQ(status.exit_status, 3) << status.stderr_text;  // no daemon runs once `once` has ended
   EXPECT_THAT(status.stdout_text, HasSubstr("order BAD-QTY"));
   EXPECT_THAT(status.stdout_text, HasSubstr("0 rows changed since, not read yet"));
   EXPECT_THAT(status.stdout_text, HasSubstr("Fulfillment center 999 does not exist"));
@@ -519,7 +519,8 @@ TEST_F(FutureRowsTest, ARowDatedFarAheadIsRejectedWithItsReasonAndHoldsNothingUp
   EXPECT_THAT(metrics, HasSubstr("fulfillsync_source_rows_ahead_of_clock_total{kind=\"order_create\"} 1\n"));
   EXPECT_THAT(metrics, HasSubstr("fulfillsync_source_rows_ahead_of_clock_total{kind=\"return_create\"} 1\n"));
   const auto status = daemon({"status"});
-  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;  // the daemon runs, its jobs succeed
+  EXPECT_THAT(status.stdout_text, HasSubstr("running, PID " + std::to_string(running.pid())));
   EXPECT_THAT(status.stdout_text, HasSubstr("order FUTURE-0001"));
   EXPECT_THAT(status.stdout_text, HasSubstr(reason));
 

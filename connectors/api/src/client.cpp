@@ -17,9 +17,29 @@ ApiClient::ApiClient(asio::any_io_executor executor, Transport& transport, Token
       tokens_(tokens),
       metrics_(metrics),
       options_(std::move(options)),
-      budget_(executor, options_.requests_per_minute),
-      random_(std::random_device{}()),
+      shared_(std::make_shared<Shared>(executor, options_.requests_per_minute)),
       user_agent_(fmt::format("fulfillsync/{}", kVersion)) {}
+
+ApiClient ApiClient::for_caller(AnswerLog& log) const {
+  ApiClient face(*this);
+  face.log_ = &log;
+  return face;
+}
+
+void ApiClient::finish(const ApiRequest& request, const Outcome& outcome) {
+  metrics_.observe_call(request.route, outcome);
+  if (log_ == nullptr) return;
+  const auto now = std::chrono::system_clock::now();
+  if (outcome.status != 0) {
+    log_->answered_at = now;
+    log_->status = outcome.status;
+  }
+  // A 429 is waited out, and a duplicate reference is how a lost create is found: neither failed.
+  if (!outcome.ok() && outcome.kind != OutcomeKind::throttled && outcome.kind != OutcomeKind::duplicate_reference) {
+    log_->failed_at = now;
+    log_->failure = fmt::format("{} {}: {}", request.method, request.route, outcome.detail);
+  }
+}
 
 std::string ApiClient::target_of(const ApiRequest& request) const {
   std::string target = transport_.options().base.path_prefix + "/" + options_.version + request.path;
@@ -35,7 +55,7 @@ void ApiClient::learn_remaining(const Outcome& outcome) {
     if (!remaining) continue;
     int value = 0;
     if (std::from_chars(remaining->data(), remaining->data() + remaining->size(), value).ec == std::errc{}) {
-      budget_.observe_remaining(value);
+      shared_->budget.observe_remaining(value);
     }
     return;
   }
@@ -45,19 +65,21 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
   HttpRequest http{request.method, target_of(request), {}, {}, request.idempotent};
   http.headers = {{"User-Agent", user_agent_}, {"Accept", "application/json"}};
   if (!request.body.empty()) http.headers.emplace_back("Content-Type", "application/json");
-  if (request.with_channel && channel_) http.headers.emplace_back("service_channel_id", std::to_string(*channel_));
+  if (request.with_channel && shared_->channel) {
+    http.headers.emplace_back("service_channel_id", std::to_string(*shared_->channel));
+  }
 
   int retries = 0;
   int throttled_waits = 0;
   bool refreshed = false;
   for (;;) {
-    co_await budget_.acquire(request.priority);
+    co_await shared_->budget.acquire(request.priority);
     const auto token = co_await tokens_.access_token();
     Outcome outcome;
     if (!token) {
       outcome.kind = OutcomeKind::unauthorized;
       outcome.detail = fmt::format("no {} available", tokens_.kind());
-      metrics_.observe_call(request.route, outcome);
+      finish(request, outcome);
       co_return outcome;
     }
     if (request.before_send) {
@@ -68,7 +90,7 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
     attempt.body = request.body;
     attempt.headers.emplace_back("Authorization", "Bearer " + *token);
 
-    retry_budget_.record_request();
+    shared_->retry_budget.record_request();
     const auto started = std::chrono::steady_clock::now();
     outcome = classify(co_await transport_.send(std::move(attempt)));
     const auto took = std::chrono::steady_clock::now() - started;
@@ -77,14 +99,14 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
     spdlog::trace("{} {} -> {} {} in {} ms", request.method, target_of(request), outcome.status,
                   to_string(outcome.kind), std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
     learn_remaining(outcome);
-    metrics_.set_budget(budget_.available(), budget_.limit());
+    metrics_.set_budget(shared_->budget.available(), shared_->budget.limit());
 
     bool retry = false;
     switch (outcome.kind) {
       case OutcomeKind::throttled:
         // Not executed and not a failure: wait as told, then send the same request again.
         metrics_.count_throttle();
-        budget_.pause_for(outcome.retry_after);
+        shared_->budget.pause_for(outcome.retry_after);
         spdlog::warn("{} {}: throttled by the provider; waiting {} ms", request.method, request.route,
                      outcome.retry_after.count());
         if (++throttled_waits <= options_.max_throttled_waits) continue;
@@ -102,8 +124,8 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
       case OutcomeKind::ambiguous: retry = request.idempotent; break;
       default: break;
     }
-    if (retry && retries + 1 < options_.retry.max_attempts && retry_budget_.try_spend()) {
-      const auto delay = backoff_delay(options_.retry, retries++, random_);
+    if (retry && retries + 1 < options_.retry.max_attempts && shared_->retry_budget.try_spend()) {
+      const auto delay = backoff_delay(options_.retry, retries++, shared_->random);
       spdlog::info("{} {}: {} ({}); retrying in {} ms", request.method, request.route, to_string(outcome.kind),
                    outcome.detail, delay.count());
       metrics_.count_retry(request.route);
@@ -111,7 +133,7 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
       co_await wait.async_wait(asio::use_awaitable);
       continue;
     }
-    metrics_.observe_call(request.route, outcome);
+    finish(request, outcome);
     co_return outcome;
   }
 }

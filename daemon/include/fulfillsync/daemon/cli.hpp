@@ -12,6 +12,9 @@ namespace fulfillsync::daemon {
 // sysexits(3), which systemd units and scripts understand.
 namespace exit_code {
 inline constexpr int ok = 0;
+// `status` answers as `systemctl status` and LSB init scripts do.
+inline constexpr int status_failing = 1;      // a daemon runs, but a job is failing or paused
+inline constexpr int status_not_running = 3;  // no daemon runs on the checkpoint store
 inline constexpr int usage = 64;        // EX_USAGE
 inline constexpr int data_error = 65;   // EX_DATAERR: rows stay rejected, or tracking marks refused (once)
 inline constexpr int unavailable = 69;  // EX_UNAVAILABLE: a store or service could not be opened
@@ -30,6 +33,8 @@ struct CommandLine {
   std::optional<spdlog::level::level_enum> log_level;
   bool dry_run = false;                       // run, once: build and validate, send nothing
   bool online = false;                        // check-config --online: ask the provider too
+  bool json = false;                          // status --json
+  std::optional<Command> help_topic;          // help: the command named beside --help
   std::optional<std::string> retry_reference;  // retry REFERENCE_ID
   bool retry_rejected = false;                 // retry --rejected
   std::optional<std::string> resync_since;     // resync --since DATE (ISO 8601)
@@ -39,7 +44,10 @@ struct CommandLine {
 // Parses argv (without the program name). On a usage error returns nothing and sets `error`.
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args, std::string& error);
 
+// fulfillsyncd --help: every command, the options and the exit statuses.
 std::string usage_text();
+// COMMAND --help: that command's own usage, options and exit statuses.
+std::string usage_text(Command command);
 
 // The whole program: parses the command line and runs the command. Returns the exit code.
 int main(int argc, char** argv);

@@ -4,12 +4,14 @@
 // runs, durations, failures and last successes per job. A stop lets running runs finish; `in_flight`
 // counts them so the service's graceful stop can wait.
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "fulfillsync/api/answer_log.hpp"
 #include "fulfillsync/common/asio.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job.hpp"
@@ -27,11 +29,20 @@ class Scheduler {
   // What a job has done since the start.
   struct Figures {
     long runs = 0, failed_runs = 0, settled = 0;
+    long failed_in_a_row = 0;
     double last_run_seconds = 0;
     std::optional<std::chrono::system_clock::time_point> last_success{};
+    // The last run that threw (a store that cannot be read or written), and what it threw.
+    std::optional<std::chrono::system_clock::time_point> error_at{};
+    std::string error{};
   };
   Figures figures(const Job& job) const;
   long settled(const Job& job) const { return figures(job).settled; }
+
+  // Where the provider's answers to the job named `job` are noted (ApiClient::for_caller), made on
+  // first use so that the job's client can be made before the job.
+  api::AnswerLog& answer_log(std::string_view job);
+  const api::AnswerLog* find_answer_log(std::string_view job) const;
 
   // Starts every job's loop.
   void start();
@@ -68,6 +79,7 @@ class Scheduler {
   std::vector<Slot> slots_;
   std::mt19937 random_{std::random_device{}()};
   std::string failing_job_, failing_error_;
+  std::map<std::string, api::AnswerLog, std::less<>> answer_logs_;
 };
 
 }  // namespace fulfillsync::daemon

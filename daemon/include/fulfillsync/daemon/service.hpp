@@ -1,6 +1,7 @@
 #pragma once
 // The running daemon: opens its stores, serves metrics, tells systemd how it is, and answers
 // SIGTERM/SIGINT (graceful stop within service.shutdown_timeout) and SIGHUP (reload).
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -61,6 +62,11 @@ class Service {
   void add_push_jobs();
   // `since`: the starting point (ISO 8601); nothing older is pulled.
   void add_pull_jobs(const std::string& since);
+  // The client a job calls the provider with: client_, with the answers noted under the job's name
+  // for `fulfillsyncd status`.
+  api::ApiClient& client_for(std::string_view job);
+  // Notes in the checkpoint store what the jobs wait for (nothing: they run), for `status`.
+  void note_waiting(const std::optional<std::string>& what);
   boost::asio::awaitable<void> run_jobs_once();
   // Ends `once`: prints the summary on stdout, `why` on the log, and sets the exit code.
   void end_once(int code, const std::string& why);
@@ -86,6 +92,7 @@ class Service {
   std::unique_ptr<api::TokenStore> token_store_;
   std::unique_ptr<api::TokenSource> tokens_;
   std::unique_ptr<api::ApiClient> client_;
+  std::deque<api::ApiClient> job_clients_;  // client_for(); outlive the jobs
   std::unique_ptr<OutboundLedger> ledger_;
   std::unique_ptr<TrackingMarkLedger> marks_;
   std::unique_ptr<SyncMetrics> sync_metrics_;

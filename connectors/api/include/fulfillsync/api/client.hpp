@@ -3,12 +3,14 @@
 // the token and the channel, is retried when that is safe, and ends as one Outcome.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fulfillsync/api/answer_log.hpp"
 #include "fulfillsync/api/api_metrics.hpp"
 #include "fulfillsync/api/outcome.hpp"
 #include "fulfillsync/api/rate_budget.hpp"
@@ -48,9 +50,13 @@ class ApiClient {
 
   boost::asio::awaitable<Outcome> call(ApiRequest request);
 
-  void set_channel(std::int32_t channel_id) { channel_ = channel_id; }
-  std::optional<std::int32_t> channel() const { return channel_; }
-  RateBudget& budget() { return budget_; }
+  // This client for one caller (a sync job): the same connections, rate budget, retry budget and
+  // channel, and the provider's answers to the caller's calls noted in `log`, which must outlive it.
+  ApiClient for_caller(AnswerLog& log) const;
+
+  void set_channel(std::int32_t channel_id) { shared_->channel = channel_id; }
+  std::optional<std::int32_t> channel() const { return shared_->channel; }
+  RateBudget& budget() { return shared_->budget; }
   const ClientOptions& options() const { return options_; }
 
   // "/2026-07/order?Page=2&Limit=250", with the base URL's path prefix.
@@ -58,16 +64,25 @@ class ApiClient {
 
  private:
   void learn_remaining(const Outcome& outcome);
+  // What a call ended with: metrics, and the caller's log.
+  void finish(const ApiRequest& request, const Outcome& outcome);
+
+  // What every face of this client (for_caller) shares.
+  struct Shared {
+    Shared(boost::asio::any_io_executor executor, int requests_per_minute) : budget(executor, requests_per_minute) {}
+    RateBudget budget;
+    RetryBudget retry_budget{};
+    std::mt19937_64 random{std::random_device{}()};
+    std::optional<std::int32_t> channel{};
+  };
 
   boost::asio::any_io_executor executor_;
   Transport& transport_;
   TokenSource& tokens_;
   ApiMetrics& metrics_;
   ClientOptions options_;
-  RateBudget budget_;
-  RetryBudget retry_budget_;
-  std::mt19937_64 random_;
-  std::optional<std::int32_t> channel_;
+  std::shared_ptr<Shared> shared_;
+  AnswerLog* log_ = nullptr;
   std::string user_agent_;
 };
 
