@@ -1,9 +1,13 @@
 #include "fulfillsync/daemon/daemon_record.hpp"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -96,8 +100,25 @@ std::optional<DaemonRecord> load_daemon_record(CheckpointStore& store) {
                       .waiting_for = optional_text(query.getColumn(6))};
 }
 
-bool is_running(const DaemonRecord& record) {
-  if (record.stopped_at || record.boot_id != boot_id()) return false;
+std::optional<long> store_lock_holder(const std::filesystem::path& store) {
+  struct stat file {};
+  if (::stat(store.c_str(), &file) != 0) return std::nullopt;
+  // /proc/locks names a file as MAJOR:MINOR:INODE, the device numbers in hex.
+  const std::string file_id = fmt::format(" {:02x}:{:02x}:{} ", major(file.st_dev), minor(file.st_dev), file.st_ino);
+  std::ifstream locks("/proc/locks");
+  for (std::string line; std::getline(locks, line);) {
+    // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a blocked waiter's line starts "1: -> FLOCK".
+    if (line.find(file_id) == std::string::npos || line.find("-> ") != std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string number, kind, mode, access;
+    long pid = 0;
+    if (fields >> number >> kind >> mode >> access >> pid && kind == "FLOCK" && access == "WRITE") return pid;
+  }
+  return std::nullopt;
+}
+
+bool is_running(const DaemonRecord& record, const std::filesystem::path& store) {
+  if (record.stopped_at || store_lock_holder(store) != record.pid) return false;
   const auto ticks = process_start_ticks(record.pid);
   return ticks && *ticks == record.start_ticks;
 }

@@ -143,7 +143,7 @@ DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
   DaemonStatus status;
   status.failing_after = failing_after;
   status.daemon = load_daemon_record(store);
-  status.running = status.daemon && is_running(*status.daemon);
+  status.running = status.daemon && is_running(*status.daemon, store.path());
   status.jobs = load_job_stats(store);
   if (!status.running) {
     status.health = Health::not_running;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
 #include <sstream>
 
 #include <SQLiteCpp/Database.h>
@@ -300,7 +301,9 @@ class RecordedDaemonTest : public DaemonCommandTest {
  protected:
   void SetUp() override {
     DaemonCommandTest::SetUp();
-    CheckpointStore store(store_path);
+    // This process plays the daemon: it holds the store's lock and notes itself, as fulfillsyncd does.
+    daemon_store.emplace(store_path);
+    CheckpointStore& store = *daemon_store;
     record_daemon_start(store);
     save_job_stats(store, {JobStats{.job = "push_orders", .runs = 12, .items = 10,
                                     .last_success_at = "2026-11-25T10:00:00.000Z",
@@ -310,6 +313,7 @@ class RecordedDaemonTest : public DaemonCommandTest {
     SQLite::Database db(store_path.string(), SQLite::OPEN_READWRITE);
     db.exec(sql);
   }
+  std::optional<CheckpointStore> daemon_store;
 };
 
 TEST_F(RecordedDaemonTest, StatusExitsByTheJobsHealth) {
@@ -342,6 +346,13 @@ TEST_F(RecordedDaemonTest, StatusExitsByTheJobsHealth) {
   EXPECT_EQ(paused.exit_status, kStatusFailing);
   EXPECT_THAT(paused.stdout_text, HasSubstr("Waiting for an operator: push_orders is paused"));
   EXPECT_THAT(paused.stdout_text, HasSubstr("Health: FAILING: push_orders paused"));
+
+  // A daemon killed without a clean stop: the kernel dropped its lock on the store.
+  daemon_store.reset();
+  const auto killed = daemon({"status"});
+  EXPECT_EQ(killed.exit_status, kNotRunning) << killed.stdout_text;
+  EXPECT_THAT(killed.stdout_text, HasSubstr("ended without a clean stop"));
+  daemon_store.emplace(store_path);
 
   // A process given the daemon's PID since (another start time) is not the daemon.
   execute("UPDATE daemon_process SET start_ticks = start_ticks + 1");

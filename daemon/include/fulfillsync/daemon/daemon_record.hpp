@@ -1,9 +1,12 @@
 #pragma once
 // Which daemon runs on a checkpoint store, as `fulfillsyncd status` finds out. The daemon notes itself
 // in the store when it starts: its PID, and what no later process given the same PID shares (its
-// start time in clock ticks since boot, and the boot's id). A clean stop notes the stop. status
-// compares the note with /proc, so a daemon killed without a stop, or a PID reused since, does not
-// read as running.
+// start time in clock ticks since boot). A clean stop notes the stop. status reads, in /proc/locks,
+// which process holds the store's lock (the kernel drops it when the holder dies, whatever the
+// clock or the boot) and checks it is the noted one, so a daemon killed without a stop, or a PID
+// reused since, does not read as running. (The boot id is noted for the operator only: the
+// packaged unit's ProcSubset=pid hides /proc/sys from the daemon, so it may be empty.)
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -31,9 +34,13 @@ void record_daemon_stop(CheckpointStore& store);
 // The daemon that last started on the store; nothing when none has (or the store is older).
 std::optional<DaemonRecord> load_daemon_record(CheckpointStore& store);
 
-// Whether the recorded daemon runs now: not stopped, and /proc/PID is the same process (same boot,
-// same start time).
-bool is_running(const DaemonRecord& record);
+// The process holding the daemon's exclusive lock on the store, from /proc/locks; nothing when no
+// process holds it.
+std::optional<long> store_lock_holder(const std::filesystem::path& store);
+
+// Whether the recorded daemon runs now: not stopped, holding the store's lock, and /proc/PID is the
+// same process (same start time).
+bool is_running(const DaemonRecord& record, const std::filesystem::path& store);
 
 // /proc/PID/stat's start time of `pid`, nothing when there is no such process.
 std::optional<long long> process_start_ticks(long pid);
