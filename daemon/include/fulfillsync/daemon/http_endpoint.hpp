@@ -19,11 +19,9 @@
 #include <prometheus/registry.h>
 
 #include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/http_request.hpp"
 
 namespace fulfillsync::daemon {
-
-// The largest request header accepted (request line and fields). Requests with a body are refused.
-inline constexpr std::size_t kMaxRequestHeader = 8 * 1024;
 
 // What /healthz or /readyz reports: fine, or the reasons it is not.
 struct Probe {
@@ -31,19 +29,7 @@ struct Probe {
   bool ok() const { return problems.empty(); }
 };
 
-struct BasicCredentials {
-  std::string user;
-  std::string password;
-};
-// The credentials of an `Authorization: Basic base64(user:password)` header; nullopt for any other.
-std::optional<BasicCredentials> parse_basic_authorization(std::string_view header);
-
-using HttpRequest = boost::beast::http::request<boost::beast::http::empty_body>;
 using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
-
-// Parses `bytes` as one request header with the endpoint's own parser and limits; nullopt when it is
-// not a complete, acceptable one.
-std::optional<HttpRequest> parse_request_header(std::string_view bytes);
 
 class HttpEndpoint {
  public:
