@@ -103,7 +103,39 @@ void raise_descriptor_limit() {
   }
 }
 
+// The server's TLS context from the configured files; throws std::runtime_error naming them.
+std::shared_ptr<asio::ssl::context> make_tls_context(const config::MetricsTlsConfig& tls) {
+  auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  try {
+    SSL_CTX_set_min_proto_version(context->native_handle(),
+                                  tls.min_version == config::MetricsTlsConfig::MinVersion::tls13 ? TLS1_3_VERSION
+                                                                                                : TLS1_2_VERSION);
+    context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::single_dh_use);
+    context->use_certificate_chain_file(tls.cert_file.string());
+    context->use_private_key_file(tls.key_file.string(), asio::ssl::context::pem);
+    if (!tls.client_ca_file.empty()) {
+      context->load_verify_file(tls.client_ca_file.string());
+      context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+    }
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(fmt::format("metrics.tls_server_config ({}, {}{}): {}", tls.cert_file.string(),
+                                         tls.key_file.string(),
+                                         tls.client_ca_file.empty() ? "" : ", " + tls.client_ca_file.string(),
+                                         e.code().message()));
+  }
+  return context;
+}
+
 }  // namespace
+
+std::optional<std::string> tls_files_problem(const config::MetricsTlsConfig& tls) {
+  try {
+    make_tls_context(tls);
+    return std::nullopt;
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
 
 class HttpEndpoint::Impl : public std::enable_shared_from_this<Impl> {
  public:
@@ -131,7 +163,7 @@ class HttpEndpoint::Impl : public std::enable_shared_from_this<Impl> {
 
   std::uint16_t start() {
     const std::string where = fmt::format("metrics.listen {}:{}", config_.host, config_.port);
-    if (config_.tls) tls_ = load_tls();
+    if (config_.tls) tls_ = make_tls_context(*config_.tls);
     raise_descriptor_limit();
     beast::error_code ec;
     const auto address = asio::ip::make_address(config_.host, ec);
@@ -157,7 +189,7 @@ class HttpEndpoint::Impl : public std::enable_shared_from_this<Impl> {
 
   void reload_tls() {
     if (!config_.tls) return;
-    auto fresh = load_tls();
+    auto fresh = make_tls_context(*config_.tls);
     const std::scoped_lock lock(tls_mutex_);
     tls_ = std::move(fresh);
   }
@@ -201,29 +233,6 @@ class HttpEndpoint::Impl : public std::enable_shared_from_this<Impl> {
 
  private:
   using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-
-  std::shared_ptr<asio::ssl::context> load_tls() const {
-    const auto& tls = *config_.tls;
-    auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
-    try {
-      SSL_CTX_set_min_proto_version(context->native_handle(), tls.min_version == config::MetricsTlsConfig::MinVersion::tls13
-                                                                  ? TLS1_3_VERSION
-                                                                  : TLS1_2_VERSION);
-      context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::single_dh_use);
-      context->use_certificate_chain_file(tls.cert_file.string());
-      context->use_private_key_file(tls.key_file.string(), asio::ssl::context::pem);
-      if (!tls.client_ca_file.empty()) {
-        context->load_verify_file(tls.client_ca_file.string());
-        context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
-      }
-    } catch (const boost::system::system_error& e) {
-      throw std::runtime_error(fmt::format("metrics.tls_server_config ({}, {}{}): {}", tls.cert_file.string(),
-                                           tls.key_file.string(),
-                                           tls.client_ca_file.empty() ? "" : ", " + tls.client_ca_file.string(),
-                                           e.code().message()));
-    }
-    return context;
-  }
 
   static asio::awaitable<void> accept(std::shared_ptr<Impl> self) {
     asio::steady_timer pause(self->executor_);

@@ -163,6 +163,7 @@ int Service::run() {
   // From the start, not once the provider answers: a daemon that cannot reach it still exports its
   // backlog, lag and oldest waiting entry as they grow.
   if (mode_ != Mode::once) asio::co_spawn(io_, report_progress(), asio::detached);
+  last_beat_ = std::chrono::steady_clock::now();  // opening the stores may have taken a while
   asio::co_spawn(io_, heartbeat(), asio::detached);
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());

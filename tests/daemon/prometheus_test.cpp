@@ -204,6 +204,9 @@ TEST_F(PrometheusTest, ScrapesOverTlsWithBasicAuthAndRefusesWrongCredentials) {
                                                    "    min_version: TLS12\n"
                                                    "  basic_auth_users:\n"
                                                    "    prometheus: " + bcrypt("scrape-secret") + "\n");
+  const RunResult checked = daemon({"check-config"});
+  EXPECT_EQ(checked.exit_status, 0) << checked.stdout_text;
+  EXPECT_THAT(checked.stdout_text, HasSubstr("OK    metrics.tls_server_config: the certificate and key load"));
   std::uint16_t metrics_port = 0;
   const auto running = start_daemon(metrics_port);
   ASSERT_NE(metrics_port, 0) << running->stderr_text();
@@ -251,10 +254,31 @@ TEST_F(PrometheusTest, ScrapesOverTlsWithBasicAuthAndRefusesWrongCredentials) {
         .stdout_text;
   };
   EXPECT_THAT(served_subject(), HasSubstr("first-server"));
+  // A key that does not belong to the certificate: check-config says so, and a reload keeps the old pair.
+  std::filesystem::copy_file(file("client.key"), file("tls.key"), std::filesystem::copy_options::overwrite_existing);
+  const RunResult mismatched = daemon({"check-config"});
+  EXPECT_EQ(mismatched.exit_status, 78) << mismatched.stdout_text;
+  EXPECT_THAT(mismatched.stdout_text, HasSubstr("ERROR metrics.tls_server_config: metrics.tls_server_config ("));
+  running->send_signal(SIGHUP);
+  ASSERT_TRUE(running->wait_for_stderr("the endpoint keeps the certificate it had", 20s)) << running->stderr_text();
+  EXPECT_THAT(served_subject(), HasSubstr("first-server"));
   std::filesystem::copy_file(file("renewed.crt"), file("tls.crt"), std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(file("renewed.key"), file("tls.key"), std::filesystem::copy_options::overwrite_existing);
   running->send_signal(SIGHUP);
-  ASSERT_TRUE(running->wait_for_stderr("configuration reloaded", 20s)) << running->stderr_text();
+  const auto reloads = [&] {
+    const std::string text = running->stderr_text();
+    int count = 0;
+    for (auto at = text.find("configuration reloaded"); at != std::string::npos;
+         at = text.find("configuration reloaded", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s;
+       reloads() < 2 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(reloads(), 2) << running->stderr_text();
   EXPECT_THAT(served_subject(), HasSubstr("renewed-server"));
   wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
 

@@ -31,6 +31,9 @@ struct Probe {
 
 using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
 
+// Why the configured certificate, key or client CA cannot be used (for check-config); nullopt when they load.
+std::optional<std::string> tls_files_problem(const config::MetricsTlsConfig& tls);
+
 class HttpEndpoint {
  public:
   struct Handlers {
