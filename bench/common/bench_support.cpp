@@ -394,11 +394,11 @@ void World::write_config() {
       "  orders_since: 2020-01-01T00:00:00Z\n"
       "{5}{3}"
       "metrics:\n"
-      "  enabled: false\n"
+      "{6}"
       "logging:\n"
       "  level: {4}\n",
       dir.string(), port_, options_.requests_per_minute, options_.jobs.empty() ? "" : "  jobs:\n" + options_.jobs,
-      options_.daemon_log_level, options_.sync);
+      options_.daemon_log_level, options_.sync, options_.metrics);
 }
 
 // --- the summary ----------------------------------------------------------------------------------

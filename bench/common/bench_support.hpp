@@ -144,6 +144,8 @@ struct WorldOptions {
   std::string rate_limit = "off";       // the sandbox's --rate-limit
   double clock_speed = 1;               // the sandbox's --clock-speed
   std::string daemon_log_level = "warn";
+  // YAML under metrics, indented by two spaces.
+  std::string metrics = "  enabled: false\n";
 };
 
 // One scenario's world: a temp dir with a merchant database (the contract's reference DDL, as a shop

@@ -229,6 +229,37 @@ void read_sync(Section section, SyncConfig& out) {
   }
 }
 
+// basic_auth_users: a mapping of user names to bcrypt hashes, as the exporters' web config has it.
+Section::Parse<std::map<std::string, std::string>> bcrypt_users() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<std::map<std::string, std::string>> {
+    if (!value.IsMap()) {
+      why = "expected a mapping of user names to bcrypt hashes (e.g. prometheus: $2y$10$...)";
+      return std::nullopt;
+    }
+    std::map<std::string, std::string> users;
+    for (const auto& entry : value) {
+      const std::string user = entry.first.as<std::string>("");
+      const std::string hash = entry.second.IsScalar() ? entry.second.Scalar() : "";
+      if (user.empty() || user.find(':') != std::string::npos) {
+        why = fmt::format("'{}' is not a user name (not empty, no ':')", user);
+        return std::nullopt;
+      }
+      if (hash.rfind("$2a$", 0) != 0 && hash.rfind("$2b$", 0) != 0 && hash.rfind("$2y$", 0) != 0) {
+        why = fmt::format("the password of '{}' is not a bcrypt hash ($2y$...); make one with "
+                          "'htpasswd -nBC 10 \"\" | tr -d :' ",
+                          user);
+        return std::nullopt;
+      }
+      users.emplace(user, hash);
+    }
+    return users;
+  };
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 void read_metrics(Section section, MetricsConfig& out) {
   section.read("enabled", out.enabled, Need::optional, detail::boolean());
   std::optional<Endpoint> listen;
@@ -236,6 +267,36 @@ void read_metrics(Section section, MetricsConfig& out) {
   if (listen) {
     out.host = listen->host;
     out.port = listen->port;
+  }
+  section.read("header_read_timeout", out.header_read_timeout, Need::optional, detail::duration(100ms, 5min));
+  section.read("idle_timeout", out.idle_timeout, Need::optional, detail::duration(100ms, 1h));
+  if (section.has("tls_server_config")) {
+    Section tls = section.section("tls_server_config");
+    MetricsTlsConfig& config = out.tls.emplace();
+    tls.read("cert_file", config.cert_file, Need::required, detail::path());
+    tls.read("key_file", config.key_file, Need::required, detail::path());
+    tls.read("client_ca_file", config.client_ca_file, Need::optional, detail::path());
+    std::string client_auth = config.client_ca_file.empty() ? "NoClientCert" : "RequireAndVerifyClientCert";
+    tls.read("client_auth_type", client_auth, Need::optional,
+             detail::one_of({"NoClientCert", "RequireAndVerifyClientCert"}));
+    if (client_auth == "NoClientCert") {
+      config.client_ca_file.clear();
+    } else if (config.client_ca_file.empty()) {
+      tls.reject("client_auth_type", "RequireAndVerifyClientCert needs client_ca_file");
+    }
+    std::string min_version = "TLS12";
+    tls.read("min_version", min_version, Need::optional, detail::one_of({"TLS12", "TLS13"}));
+    if (min_version == "TLS13") config.min_version = MetricsTlsConfig::MinVersion::tls13;
+  }
+  section.read("basic_auth_users", out.basic_auth_users, Need::optional, bcrypt_users());
+  section.read("insecure", out.insecure, Need::optional, detail::boolean());
+  if (out.enabled && !is_loopback(out.host) && !out.tls && out.basic_auth_users.empty() && !out.insecure) {
+    section.reject("listen", fmt::format(
+                                 "{} is not loopback, and the endpoint has neither TLS nor basic auth: anyone who can "
+                                 "reach the address reads the metrics (merchant and job details) unencrypted and "
+                                 "unauthenticated; set metrics.tls_server_config and metrics.basic_auth_users, or "
+                                 "metrics.insecure: true if the network is trusted",
+                                 out.host));
   }
 }
 

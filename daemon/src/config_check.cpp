@@ -18,6 +18,7 @@
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 #include "fulfillsync/daemon/checkpoint_token_store.hpp"
+#include "fulfillsync/daemon/http_endpoint.hpp"
 #include "fulfillsync/merchant/sqlite_check.hpp"
 
 namespace fulfillsync::daemon {
@@ -134,6 +135,11 @@ std::vector<ConfigCheck> check_configuration(const config::Config& config, bool 
     checks.push_back(check_secret("api.token_file", config.api.token_file));
   }
   if (auto since = check_starting_point(config.sync)) checks.push_back(std::move(*since));
+  if (config.metrics.enabled && config.metrics.tls) {
+    const auto problem = tls_files_problem(*config.metrics.tls);
+    checks.push_back(problem ? ConfigCheck{Level::error, "metrics.tls_server_config", *problem}
+                             : ConfigCheck{Level::ok, "metrics.tls_server_config", "the certificate and key load"});
+  }
   if (online) {
     bool secrets_ok = true;
     for (const auto& check : checks) {

@@ -10,6 +10,7 @@
 
 #include "fulfillsync/api/channel_selection.hpp"
 #include "fulfillsync/api/oauth.hpp"
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/cli.hpp"
@@ -35,7 +36,8 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   merchant_ = merchant::open_merchant_database(config_.merchant);
   spdlog::info("merchant database: {}", merchant_->describe());
   if (config_.metrics.enabled) {
-    metrics_port_ = metrics_.serve(config_.metrics);
+    metrics_port_ = metrics_.serve(
+        config_.metrics, io_.get_executor(), [this] { return health(); }, [this] { return readiness(); });
     spdlog::info("metrics listening on {}:{}", config_.metrics.host, metrics_port_);
   }
   metrics_.record_config_load(true);
@@ -172,9 +174,8 @@ int Service::run() {
   // From the start, not once the provider answers: a daemon that cannot reach it still exports its
   // backlog, lag and oldest waiting entry as they grow.
   if (mode_ != Mode::once) asio::co_spawn(io_, report_progress(), asio::detached);
-  if (const auto interval = notifier_.watchdog_interval()) {
-    asio::co_spawn(io_, ping_watchdog(*interval), asio::detached);
-  }
+  last_beat_ = std::chrono::steady_clock::now();  // opening the stores may have taken a while
+  asio::co_spawn(io_, heartbeat(), asio::detached);
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
@@ -358,15 +359,54 @@ asio::awaitable<void> Service::stop_gracefully() {
   io_.stop();
 }
 
-asio::awaitable<void> Service::ping_watchdog(std::chrono::microseconds interval) {
-  // Pinging from the event loop itself is the point: a loop that hangs stops the pings and systemd
-  // restarts the service.
+asio::awaitable<void> Service::heartbeat() {
+  // Beating from the event loop itself is the point: a loop that hangs stops the pings, systemd
+  // restarts the service, and /healthz says so to any other supervisor.
+  const auto watchdog = notifier_.watchdog_interval();
   asio::steady_timer timer(io_);
   for (;;) {
-    notifier_.notify("WATCHDOG=1");
-    timer.expires_after(interval);
+    last_beat_ = std::chrono::steady_clock::now();
+    if (watchdog) notifier_.notify("WATCHDOG=1");
+    timer.expires_after(beat_interval());
     co_await timer.async_wait(asio::use_awaitable);
   }
+}
+
+std::chrono::steady_clock::duration Service::beat_interval() const {
+  const auto watchdog = notifier_.watchdog_interval();
+  return watchdog ? std::min<std::chrono::steady_clock::duration>(*watchdog, 1s) : 1s;
+}
+
+Probe Service::health() const {
+  Probe probe;
+  // Missing two beats in a row is what systemd's watchdog (WatchdogSec, twice the ping interval) acts on.
+  const auto since = std::chrono::steady_clock::now() - last_beat_;
+  if (since > 2 * beat_interval()) {
+    probe.problems.push_back(fmt::format(
+        "event loop: no progress for {} ms",
+        std::chrono::duration_cast<std::chrono::milliseconds>(since).count()));
+  }
+  return probe;
+}
+
+Probe Service::readiness() {
+  Probe probe;
+  if (stopping_) probe.problems.emplace_back("stopping");
+  if (!checkpoint_) probe.problems.emplace_back("checkpoint store: not open");
+  // A fresh connection, as a restart would make: the open one keeps working on a file that was moved away. Asked
+  // at most once a second, however often probes come.
+  const auto now = std::chrono::steady_clock::now();
+  if (now - merchant_checked_ >= 1s) {
+    merchant_checked_ = now;
+    merchant_problem_.clear();
+    try {
+      merchant::open_merchant_database_read_only(config_.merchant)->ping();
+    } catch (const std::exception& e) {
+      merchant_problem_ = text::printable(e.what());
+    }
+  }
+  if (!merchant_problem_.empty()) probe.problems.push_back(merchant_problem_);  // names the database itself
+  return probe;
 }
 
 void Service::reload() {
@@ -374,6 +414,11 @@ void Service::reload() {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch());
   notifier_.notify(fmt::format("RELOADING=1\nMONOTONIC_USEC={}", monotonic_usec.count()));
   spdlog::info("received SIGHUP: reloading {}", config_path_.string());
+  try {
+    metrics_.reload_tls();
+  } catch (const std::exception& e) {
+    spdlog::error("reload: {}; the endpoint keeps the certificate it had", e.what());
+  }
   try {
     config::Config fresh = config::load_file(config_path_);
     const auto needs_restart = [&](const char* section, bool changed) {

@@ -423,6 +423,41 @@ TEST_F(ConfigLoaderTest, OutOfRangeValuesNameTheRange) {
               ElementsAre(HasSubstr("test.yaml:10:11: metrics.listen: '127.0.0.1:70000' is not HOST:PORT")));
 }
 
+// The metrics endpoint's TLS and basic auth, in the shape of the Prometheus exporters' web config.
+TEST_F(ConfigLoaderTest, MetricsEndpointTlsAndBasicAuth) {
+  const MetricsConfig metrics = load_string(valid("metrics:\n"
+                                                  "  listen: 0.0.0.0:9464\n"
+                                                  "  header_read_timeout: 2s\n"
+                                                  "  tls_server_config:\n"
+                                                  "    cert_file: /etc/fulfillsync/metrics.crt\n"
+                                                  "    key_file: /etc/fulfillsync/metrics.key\n"
+                                                  "    client_ca_file: /etc/fulfillsync/ca.crt\n"
+                                                  "    min_version: TLS13\n"
+                                                  "  basic_auth_users:\n"
+                                                  "    prometheus: $2y$10$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012\n"),
+                                            "test.yaml")
+                                    .metrics;
+  EXPECT_EQ(metrics.header_read_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(metrics.idle_timeout, std::chrono::seconds(60));
+  ASSERT_TRUE(metrics.tls.has_value());
+  EXPECT_EQ(metrics.tls->client_ca_file, "/etc/fulfillsync/ca.crt");
+  EXPECT_EQ(metrics.tls->min_version, MetricsTlsConfig::MinVersion::tls13);
+  EXPECT_EQ(metrics.basic_auth_users.size(), 1U);
+
+  EXPECT_THAT(errors_of(valid("metrics:\n  listen: 192.0.2.7:9464\n")),
+              ElementsAre(HasSubstr("metrics.listen: 192.0.2.7 is not loopback, and the endpoint has neither TLS nor "
+                                    "basic auth: anyone who can reach the address reads the metrics")));
+  EXPECT_NO_THROW(load_string(valid("metrics:\n  listen: 192.0.2.7:9464\n  insecure: true\n"), "test.yaml"));
+  EXPECT_NO_THROW(load_string(valid("metrics:\n  listen: '[::1]:9464'\n"), "test.yaml"));
+  EXPECT_THAT(errors_of(valid("metrics:\n  basic_auth_users:\n    prometheus: secret\n")),
+              ElementsAre(HasSubstr("metrics.basic_auth_users: the password of 'prometheus' is not a bcrypt hash")));
+  EXPECT_THAT(errors_of(valid("metrics:\n  tls_server_config:\n    cert_file: a.crt\n    key_file: a.key\n"
+                              "    client_auth_type: RequireAndVerifyClientCert\n")),
+              ElementsAre(HasSubstr("RequireAndVerifyClientCert needs client_ca_file")));
+  EXPECT_THAT(errors_of(valid("metrics:\n  tls_server_config:\n    cert_file: a.crt\n")),
+              ElementsAre(HasSubstr("metrics.tls_server_config.key_file")));
+}
+
 TEST_F(ConfigLoaderTest, EnumsListWhatIsAllowed) {
   EXPECT_THAT(errors_of(valid("logging:\n  level: loud\n")),
               ElementsAre("test.yaml:10:10: logging.level: 'loud' is not a log level: trace, debug, info, warn, "

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <regex>
+#include <thread>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -176,6 +177,72 @@ TEST_F(DaemonProcessTest, MetricsEndpointRootLinksToMetrics) {
   EXPECT_THAT(root.body, HasSubstr(kVersion));
   EXPECT_EQ(http_get("127.0.0.1", port, "/elsewhere").status, 404);
   EXPECT_THAT(metrics(port), HasSubstr("fulfillsync_build_info"));
+}
+
+// Methods other than GET and HEAD get 405, HEAD GET's header without a body, and Prometheus' gzip is honoured.
+TEST_F(DaemonProcessTest, MetricsEndpointAnswersMethodsAndGzipAsHttpSays) {
+  auto daemon = start();
+  const std::uint16_t port = metrics_port(*daemon);
+  const HttpResponse post = http_request("127.0.0.1", port, "POST", "/metrics");
+  EXPECT_EQ(post.status, 405);
+  EXPECT_EQ(post.headers.at("allow"), "GET, HEAD");
+  const HttpResponse head = http_request("127.0.0.1", port, "HEAD", "/metrics");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.body, "");
+  const HttpResponse zipped = http_request("127.0.0.1", port, "GET", "/metrics", {{"Accept-Encoding", "gzip"}});
+  EXPECT_EQ(zipped.status, 200);
+  EXPECT_EQ(zipped.headers.at("content-encoding"), "gzip");
+  ASSERT_GE(zipped.body.size(), 2U);
+  EXPECT_EQ(zipped.body.substr(0, 2), "\x1f\x8b");  // the gzip magic
+  const HttpResponse plain = http_get("127.0.0.1", port, "/metrics");
+  EXPECT_EQ(plain.headers.count("content-encoding"), 0U);
+  EXPECT_THAT(plain.headers.at("content-type"), HasSubstr("text/plain; version=0.0.4"));
+}
+
+// /healthz follows the event loop; /readyz also asks the merchant database, as a restart would open it.
+TEST_F(DaemonProcessTest, ReadyzAnswers503WhileTheMerchantDatabaseCannotBeOpened) {
+  auto daemon = start();
+  const std::uint16_t port = metrics_port(*daemon);
+  const auto wait_for_readyz = [&](int status) {
+    HttpResponse last;
+    for (const auto deadline = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(100ms)) {
+      last = http_get("127.0.0.1", port, "/readyz");
+      if (last.status == status) break;
+    }
+    return last;
+  };
+  EXPECT_EQ(wait_for_readyz(200).body, "ok\n");
+  EXPECT_EQ(http_get("127.0.0.1", port, "/healthz").body, "ok\n");
+
+  std::filesystem::rename(dir / "merchant.db", dir / "elsewhere.db");
+  const HttpResponse away = wait_for_readyz(503);
+  EXPECT_EQ(away.status, 503);
+  EXPECT_THAT(away.body, HasSubstr("merchant database " + (dir / "merchant.db").string() + " does not exist"));
+  const HttpResponse json = http_get("127.0.0.1", port, "/readyz?format=json");
+  EXPECT_EQ(json.status, 503);
+  EXPECT_THAT(json.body, HasSubstr(R"({"status":"unavailable","problems":["merchant database )"));
+  EXPECT_EQ(http_get("127.0.0.1", port, "/healthz").status, 200) << "alive all the same";
+
+  std::filesystem::rename(dir / "elsewhere.db", dir / "merchant.db");
+  EXPECT_EQ(wait_for_readyz(200).status, 200);
+  EXPECT_EQ(http_get("127.0.0.1", port, "/readyz?format=json").body, "{\"status\":\"ok\",\"problems\":[]}\n");
+  daemon->send_signal(SIGTERM);
+  EXPECT_EQ(daemon->wait_for_exit(15s), 0);
+}
+
+// Beyond loopback, metrics are neither encrypted nor authenticated unless TLS or basic auth is set.
+TEST_F(DaemonProcessTest, CheckConfigRefusesAnOpenEndpointBeyondLoopback) {
+  std::string config = read_file(config_path);
+  config.replace(config.find("127.0.0.1:0"), 11, "0.0.0.0:0");
+  write_file(config_path, config);
+  const RunResult refused = run_command({"--config", config_path.string(), "check-config"});
+  EXPECT_EQ(refused.exit_status, 78);
+  EXPECT_THAT(refused.stdout_text + refused.stderr_text,
+              HasSubstr("metrics.listen: 0.0.0.0 is not loopback, and the endpoint has neither TLS nor basic auth"));
+  write_file(config_path, config + "  insecure: true\n");
+  const RunResult allowed = run_command({"--config", config_path.string(), "check-config"});
+  EXPECT_EQ(allowed.exit_status, 0) << allowed.stdout_text << allowed.stderr_text;
 }
 
 // run is a daemon: it keeps asking a provider it cannot reach, and says so in the log and a metric.

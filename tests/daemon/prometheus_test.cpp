@@ -3,6 +3,7 @@
 // nothing, so that the test need not wait minutes). The scrape config is monitoring/README.md's,
 // with Prometheus' default settings: the rules must work without honor_labels.
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -154,6 +155,137 @@ TEST_F(PrometheusTest, ScrapesTheDaemonEvaluatesTheRulesAndFiresTheAuthenticatio
   EXPECT_TRUE(prometheus.wait_for_exit(30s).has_value());
   daemon_run.send_signal(SIGTERM);
   EXPECT_EQ(daemon_run.wait_for_exit(30s), 0) << daemon_run.stderr_text();
+}
+
+// A certificate authority, a server certificate for 127.0.0.1 and a client certificate it signed, and
+// a client certificate it did not sign, made by the openssl tool in `dir`. False when it cannot.
+bool make_certificates(const std::filesystem::path& dir) {
+  const std::string script = R"(set -e
+cd ")" + dir.string() + R"("
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$1"; }
+key ca.key
+openssl req -x509 -new -key ca.key -out ca.crt -days 2 -subj /CN=fulfillsync-test-ca
+signed() {  # name CN [extension file]
+  key "$1.key"
+  openssl req -new -key "$1.key" -out "$1.csr" -subj "/CN=$2"
+  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out "$1.crt" ${3:+-extfile "$3"}
+}
+printf 'subjectAltName=IP:127.0.0.1\n' > server.ext
+signed server first-server server.ext
+signed renewed renewed-server server.ext
+signed client prometheus
+key stranger.key
+openssl req -x509 -new -key stranger.key -out stranger.crt -days 2 -subj /CN=stranger
+)";
+  return run({"/bin/sh", "-c", script}, 60s).exit_status == 0;
+}
+
+std::string bcrypt(const std::string& password) {
+  const char* salt = crypt_gensalt_ra("$2b$", 5, nullptr, 0);
+  crypt_data data{};
+  const std::string hash = crypt_r(password.c_str(), salt, &data);
+  std::free(const_cast<char*>(salt));
+  return hash;
+}
+
+// Beyond loopback the endpoint is meant to run with TLS and basic auth: Prometheus scrapes it so, as
+// the README's scrape_config says, and a wrong password or a client certificate from another
+// authority is refused. SIGHUP puts a renewed server certificate in use.
+TEST_F(PrometheusTest, ScrapesOverTlsWithBasicAuthAndRefusesWrongCredentials) {
+  ASSERT_TRUE(make_certificates(dir.path()));
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
+  const auto file = [&](const char* name) { return (dir / name).string(); };
+  std::filesystem::copy_file(file("server.crt"), file("tls.crt"));
+  std::filesystem::copy_file(file("server.key"), file("tls.key"));
+  write_file(config_path, read_file(config_path) + "  tls_server_config:\n"
+                                                   "    cert_file: " + file("tls.crt") + "\n"
+                                                   "    key_file: " + file("tls.key") + "\n"
+                                                   "    client_ca_file: " + file("ca.crt") + "\n"
+                                                   "    min_version: TLS12\n"
+                                                   "  basic_auth_users:\n"
+                                                   "    prometheus: " + bcrypt("scrape-secret") + "\n");
+  const RunResult checked = daemon({"check-config"});
+  EXPECT_EQ(checked.exit_status, 0) << checked.stdout_text;
+  EXPECT_THAT(checked.stdout_text, HasSubstr("OK    metrics.tls_server_config: the certificate and key load"));
+  std::uint16_t metrics_port = 0;
+  const auto running = start_daemon(metrics_port);
+  ASSERT_NE(metrics_port, 0) << running->stderr_text();
+  EXPECT_ANY_THROW(http_get("127.0.0.1", metrics_port, "/metrics")) << "plain HTTP is not answered";
+
+  const auto job = [&](const char* name, const char* password, const char* client) {
+    return fmt::format("  - job_name: {}\n"
+                       "    scheme: https\n"
+                       "    tls_config:\n"
+                       "      ca_file: {}\n"
+                       "      cert_file: {}.crt\n"
+                       "      key_file: {}.key\n"
+                       "    basic_auth:\n"
+                       "      username: prometheus\n"
+                       "      password: {}\n"
+                       "    static_configs:\n"
+                       "      - targets: ['127.0.0.1:{}']\n",
+                       name, file("ca.crt"), file(client), file(client), password, metrics_port);
+  };
+  write_file(dir / "prometheus.yml", "global:\n  scrape_interval: 1s\nscrape_configs:\n" +
+                                         job("fulfillsync", "scrape-secret", "client") +
+                                         job("wrong_password", "guess", "client") +
+                                         job("wrong_certificate", "scrape-secret", "stranger"));
+  const std::uint16_t port = free_port();
+  ASSERT_NE(port, 0);
+  ChildProcess prometheus(ChildProcess::Options{
+      .argv = {"/usr/bin/prometheus", "--config.file=" + file("prometheus.yml"),
+               "--storage.tsdb.path=" + file("prometheus-data"), fmt::format("--web.listen-address=127.0.0.1:{}", port),
+               "--log.level=warn"}});
+
+  wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
+  wait_for_series(port, R"(up{job="wrong_password"} == 0)");
+  wait_for_series(port, R"(up{job="wrong_certificate"} == 0)");
+  // Refused for the reason meant: a 401 for the password, the handshake for the certificate.
+  wait_for_series(port, R"(fulfillsync_http_requests_total{job="fulfillsync",path="/metrics",code="401"} > 0)");
+  wait_for_series(port, R"(fulfillsync_http_connections_dropped_total{job="fulfillsync",reason="tls"} > 0)");
+
+  // A renewed certificate is taken on SIGHUP.
+  const auto served_subject = [&] {
+    return run({"/bin/sh", "-c",
+                fmt::format("openssl s_client -connect 127.0.0.1:{} -CAfile {} -cert {} -key {} </dev/null "
+                            "2>/dev/null | openssl x509 -noout -subject",
+                            metrics_port, file("ca.crt"), file("client.crt"), file("client.key"))},
+               30s)
+        .stdout_text;
+  };
+  EXPECT_THAT(served_subject(), HasSubstr("first-server"));
+  // A key that does not belong to the certificate: check-config says so, and a reload keeps the old pair.
+  std::filesystem::copy_file(file("client.key"), file("tls.key"), std::filesystem::copy_options::overwrite_existing);
+  const RunResult mismatched = daemon({"check-config"});
+  EXPECT_EQ(mismatched.exit_status, 78) << mismatched.stdout_text;
+  EXPECT_THAT(mismatched.stdout_text, HasSubstr("ERROR metrics.tls_server_config: metrics.tls_server_config ("));
+  running->send_signal(SIGHUP);
+  ASSERT_TRUE(running->wait_for_stderr("the endpoint keeps the certificate it had", 20s)) << running->stderr_text();
+  EXPECT_THAT(served_subject(), HasSubstr("first-server"));
+  std::filesystem::copy_file(file("renewed.crt"), file("tls.crt"), std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(file("renewed.key"), file("tls.key"), std::filesystem::copy_options::overwrite_existing);
+  running->send_signal(SIGHUP);
+  const auto reloads = [&] {
+    const std::string text = running->stderr_text();
+    int count = 0;
+    for (auto at = text.find("configuration reloaded"); at != std::string::npos;
+         at = text.find("configuration reloaded", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  for (const auto deadline = std::chrono::steady_clock::now() + 20s;
+       reloads() < 2 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(reloads(), 2) << running->stderr_text();
+  EXPECT_THAT(served_subject(), HasSubstr("renewed-server"));
+  wait_for_series(port, R"(up{job="fulfillsync"} == 1)");
+
+  prometheus.send_signal(SIGTERM);
+  EXPECT_TRUE(prometheus.wait_for_exit(30s).has_value());
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
 }
 
 // A daemon that cannot reach the provider from the start: every job's series are there (last

@@ -56,6 +56,9 @@ depends=$(field Depends)
 [[ -n $depends ]] || fail "empty Depends"
 [[ $depends =~ (^|[ ,])libssl3([ ,]|$) ]] || fail "Depends lacks libssl3: $depends"
 [[ $depends =~ libsqlite3-0 ]] || fail "Depends lacks libsqlite3-0: $depends"
+[[ $depends =~ zlib1g ]] || fail "Depends lacks zlib1g (gzip for /metrics): $depends"
+[[ $depends =~ libcrypt1 ]] || fail "Depends lacks libcrypt1 (bcrypt for basic auth): $depends"
+[[ $depends =~ civetweb ]] && fail "Depends still names civetweb, which nothing links: $depends"
 grep -q "enables and starts neither" <<< "$(field Description)" || fail "the description does not say the service is not started"
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
 grep -q "Built with CMake's $build_type configuration" <<< "$(field Description)" ||

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -172,10 +173,29 @@ struct SyncConfig {
   bool operator==(const SyncConfig&) const = default;
 };
 
+// The endpoint's TLS, in the shape of the Prometheus exporters' web config (tls_server_config).
+struct MetricsTlsConfig {
+  std::filesystem::path cert_file;  // PEM chain; with key_file, read again on SIGHUP
+  std::filesystem::path key_file;
+  std::filesystem::path client_ca_file;  // set: client certificates signed by it are required
+  enum class MinVersion { tls12, tls13 } min_version = MinVersion::tls12;
+
+  bool operator==(const MetricsTlsConfig&) const = default;
+};
+
 struct MetricsConfig {
   bool enabled = true;
   std::string host = "127.0.0.1";  // loopback unless configured otherwise
   std::uint16_t port = 9464;       // 0 picks a free port (logged)
+  // From a request's first byte to the end of its header; a client slower than that is dropped.
+  std::chrono::milliseconds header_read_timeout = std::chrono::seconds(10);
+  // How long a kept-alive connection may wait for its next request.
+  std::chrono::milliseconds idle_timeout = std::chrono::seconds(60);
+  std::optional<MetricsTlsConfig> tls;
+  // User name to bcrypt hash ("$2y$..."); empty: no authentication.
+  std::map<std::string, std::string> basic_auth_users;
+  // Serving beyond loopback without TLS or basic auth is refused unless this says it is meant.
+  bool insecure = false;
 
   bool operator==(const MetricsConfig&) const = default;
 };

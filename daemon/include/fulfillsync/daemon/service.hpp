@@ -52,7 +52,12 @@ class Service {
 
  private:
   boost::asio::awaitable<void> handle_signals();
-  boost::asio::awaitable<void> ping_watchdog(std::chrono::microseconds interval);
+  // Marks the loop's progress every beat_interval(): pets systemd's watchdog and feeds /healthz.
+  boost::asio::awaitable<void> heartbeat();
+  std::chrono::steady_clock::duration beat_interval() const;
+  Probe health() const;
+  // Configuration loaded, checkpoint store open, merchant database reachable, not stopping.
+  Probe readiness();
   boost::asio::awaitable<void> stop_gracefully();
   // Finds the channel for creating calls; fatal (exit 78) when the token, the configured channel or
   // the provider's certificate cannot work. While the provider cannot be reached, `run` asks again
@@ -84,6 +89,9 @@ class Service {
   Notifier notifier_;
   Metrics metrics_;
   std::uint16_t metrics_port_ = 0;
+  std::chrono::steady_clock::time_point last_beat_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point merchant_checked_{};
+  std::string merchant_problem_;  // the last probe's, empty when the merchant database answered
   std::unique_ptr<CheckpointStore> checkpoint_;
   std::unique_ptr<merchant::MerchantDatabase> merchant_;
   std::unique_ptr<api::Transport> transport_;

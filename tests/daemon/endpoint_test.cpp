@@ -1,0 +1,119 @@
+// The metrics endpoint under clients that misbehave: connections that send half a request header and
+// then nothing must neither delay scrapes nor the sync, and must be closed by the header time limit.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <regex>
+
+#include "sync_fixture.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kHeld = 1000;
+
+// The default soft limit (1024) is below kHeld connections and this process' other files.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+  }
+  if (limit.rlim_cur < 2 * kHeld + 100) GTEST_SKIP() << "the descriptor limit is " << limit.rlim_cur;
+}
+
+// A connection to the endpoint that sends the beginning of a request header and stops.
+int hold_half_sent(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  constexpr std::string_view kHalf = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Ag";
+  if (::send(fd, kHalf.data(), kHalf.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(kHalf.size())) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the peer has closed `fd` (end of stream or reset), without waiting.
+bool closed_by_peer(int fd) {
+  pollfd entry{fd, POLLIN, 0};
+  if (::poll(&entry, 1, 0) <= 0) return false;
+  char byte = 0;
+  return ::recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
+class EndpointTest : public SyncFixture {};
+
+TEST_F(EndpointTest, HalfSentConnectionsDoNotDelayScrapesAndCloseAtTheHeaderTimeLimit) {
+  ASSERT_NO_FATAL_FAILURE(raise_descriptor_limit());
+  ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
+  write_file(config_path, read_file(config_path) + "  header_read_timeout: 4s\n");
+  std::uint16_t port = 0;
+  const auto running = start_daemon(port);
+  ASSERT_NE(port, 0) << running->stderr_text();
+
+  std::vector<int> held;
+  const auto opened = std::chrono::steady_clock::now();
+  for (int i = 0; i < kHeld; ++i) {
+    const int fd = hold_half_sent(port);
+    ASSERT_GE(fd, 0) << "connection " << i << ": " << std::strerror(errno);
+    held.push_back(fd);
+  }
+  insert_orders("HELD", 20);
+
+  // Every scrape is answered at once while all of them are held (the gauge counts them).
+  std::vector<double> seconds;
+  for (int scrape = 0; scrape < 10; ++scrape) {
+    const auto start = std::chrono::steady_clock::now();
+    const HttpResponse response = http_get("127.0.0.1", port, "/metrics");
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    EXPECT_EQ(response.status, 200);
+    EXPECT_THAT(response.body, HasSubstr("fulfillsync_build_info"));
+    if (scrape == 0) {
+      const std::regex open_gauge("\nfulfillsync_http_connections ([0-9.e+]+)\n");
+      std::smatch match;
+      ASSERT_TRUE(std::regex_search(response.body, match, open_gauge));
+      EXPECT_GE(std::stod(match[1]), kHeld);
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_LT(*std::max_element(seconds.begin(), seconds.end()), 1.0);
+  EXPECT_LT(std::chrono::steady_clock::now() - opened, 4s) << "too slow to show the scrapes beat the limit";
+  // The sync went on meanwhile.
+  EXPECT_TRUE(wait_for_result("HELD-0020", "created", 30s)) << running->stderr_text();
+
+  // The header time limit (4 s) closes every held connection; none was answered before it.
+  std::size_t closed = 0;
+  for (const auto deadline = opened + 15s; closed < held.size() && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(100ms)) {
+    closed = static_cast<std::size_t>(std::count_if(held.begin(), held.end(), closed_by_peer));
+  }
+  EXPECT_EQ(closed, held.size());
+  EXPECT_GE(std::chrono::steady_clock::now() - opened, 4s);
+  for (const int fd : held) ::close(fd);
+  EXPECT_THAT(http_get("127.0.0.1", port, "/metrics").body,
+              HasSubstr(fmt::format("fulfillsync_http_connections_dropped_total{{reason=\"header_timeout\"}} {}",
+                                    kHeld)));
+
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing
