@@ -153,6 +153,24 @@ int resync_command(const CommandLine& line) {
   return exit_code::ok;
 }
 
+// Adds the change log to the merchant's source tables (schema/merchant/README.md). Safe beside the
+// shop application and a running daemon; running it again changes nothing.
+int upgrade_source(const CommandLine& line) {
+  auto config = load_or_report(line, config::Secrets::skip);
+  if (!config) return exit_code::config;
+  try {
+    const auto merchant = merchant::open_merchant_database(config->merchant);
+    const bool added = merchant->install_change_log();
+    std::cout << (added ? fmt::format("{}: change log added; the daemon reads by it from its next start\n",
+                                      merchant->describe())
+                        : fmt::format("{}: change log present; nothing to do\n", merchant->describe()));
+  } catch (const merchant::MerchantDatabaseError& e) {
+    spdlog::critical("{}", e.what());
+    return exit_code::unavailable;
+  }
+  return exit_code::ok;
+}
+
 }  // namespace
 
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args, std::string& error) {
@@ -226,6 +244,7 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       else if (arg == "retry") line.command = Command::retry;
       else if (arg == "resync") line.command = Command::resync;
       else if (arg == "check-config") line.command = Command::check_config;
+      else if (arg == "upgrade-source") line.command = Command::upgrade_source;
       else if (arg == "auth" && i + 1 < args.size() && args[i + 1] == "login") {
         line.command = Command::auth_login;
         ++i;
@@ -276,6 +295,10 @@ std::string usage_text() {
       "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
       "                        provider (GET /channel) and shows the channel it would use\n"
       "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n"
+      "  upgrade-source        add the change log and its triggers to the merchant's source tables\n"
+      "                        (schema/merchant/change_log/), so changes are found whatever the clock\n"
+      "                        says; one transaction, safe while the shop writes; running it again\n"
+      "                        changes nothing (SQLite tables only, not views)\n"
       "\n"
       "Options:\n"
       "  -c, --config PATH      configuration file (default {})\n"
@@ -324,6 +347,7 @@ int main(int argc, char** argv) {
       case Command::retry: return retry(*line);
       case Command::resync: return resync_command(*line);
       case Command::auth_login: return login(*line);
+      case Command::upgrade_source: return upgrade_source(*line);
     }
   } catch (const std::exception& e) {
     spdlog::critical("internal error: {}", e.what());

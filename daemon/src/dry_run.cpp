@@ -12,6 +12,7 @@
 
 #include "fulfillsync/api/models/encode.hpp"
 #include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 #include "fulfillsync/daemon/cli.hpp"
@@ -104,6 +105,11 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
     }
     for (const Row& row : batch.ahead) {
       ++tally.invalid;
+      if (!timestamps::parse_iso8601(row.change_time)) {
+        spdlog::warn("{} {} would be rejected: updated_at is not a time, found '{}'", orders ? "order" : "return",
+                     text::printable(row.reference_id), text::printable(row.updated_at));
+        continue;
+      }
       spdlog::warn("{} {} would be rejected: updated_at {} is more than {} ahead of this server's clock "
                    "(merchant.max_clock_skew)",
                    orders ? "order" : "return", text::printable(row.reference_id), text::printable(row.updated_at),

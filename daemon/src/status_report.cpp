@@ -64,6 +64,30 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
   return out;
 }
 
+namespace {
+
+// Where the table is read by the change log: its position and the entries after it.
+std::optional<std::string> change_log_status(CheckpointStore& store, merchant::SourceKind kind,
+                                             merchant::MerchantDatabase* merchant) {
+  const bool orders = kind == merchant::SourceKind::orders;
+  const auto saved = store.cursor(orders ? SourceIntake<merchant::OrderRow>::sequence_name()
+                                         : SourceIntake<merchant::ReturnRow>::sequence_name());
+  if (!saved) return std::nullopt;
+  constexpr std::string_view kCatchUp = "catch-up ";
+  const bool catching_up = saved->starts_with(kCatchUp);
+  const std::string position = catching_up ? saved->substr(kCatchUp.size()) : *saved;
+  std::string out = fmt::format("Read {} by the change log up to {}{}", orders ? merchant::kOrdersTable
+                                                                               : merchant::kReturnsTable,
+                                position.empty() ? "0" : position,
+                                catching_up ? " (rows changed before the log: still read by updated_at)" : "");
+  if (merchant != nullptr && merchant->has_change_log()) {
+    out += fmt::format("; {} rows changed since, not read yet", merchant->count_rows_changed_after(kind, position));
+  }
+  return out + '\n';
+}
+
+}  // namespace
+
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant) {
   std::string out;
   const auto since = saved_starting_point(store);
@@ -78,6 +102,10 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const auto saved = store.cursor(name);
     const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
     const std::string table = name.substr(name.find(':') + 1);
+    if (const auto line = change_log_status(store, kind, merchant)) {
+      out += *line;
+      continue;
+    }
     out += fmt::format("Read {} up to {}", table,
                        cursor ? fmt::format("{} {}", text::printable(cursor->updated_at),
                                             text::printable(cursor->reference_id))

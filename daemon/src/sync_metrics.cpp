@@ -88,7 +88,12 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Name("fulfillsync_tracking_marks")
                  .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
                        "row shows them).")
-                 .Register(registry)) {
+                 .Register(registry)),
+      clock_steps_back_(prometheus::BuildCounter()
+                            .Name("fulfillsync_source_clock_steps_back_total")
+                            .Help("Source rows read by the change log whose updated_at is older than a change read "
+                                  "before them by more than merchant.look_back: the merchant's clock stepped back.")
+                            .Register(registry)) {
   provider_reachable_.Set(1);  // nothing known to be wrong yet
 }
 
@@ -156,6 +161,10 @@ void SyncMetrics::set_tracking_marks(const std::map<MarkState, int>& counts) {
     const auto it = counts.find(state);
     marks_.Add({{"state", std::string(to_string(state))}}).Set(it == counts.end() ? 0 : it->second);
   }
+}
+
+void SyncMetrics::count_clock_step_back(LedgerKind kind) {
+  clock_steps_back_.Add({{"kind", std::string(to_string(kind))}}).Increment();
 }
 
 }  // namespace fulfillsync::daemon

@@ -53,6 +53,10 @@ class SyncMetrics {
   void set_lag(std::string_view job, std::chrono::system_clock::duration lag);
   void set_tracking_marks(const std::map<MarkState, int>& counts);
 
+  // A source row read by the change log whose updated_at is older than one read before it by more
+  // than merchant.look_back: the merchant's clock stepped back (the row is taken all the same).
+  void count_clock_step_back(LedgerKind kind);
+
  private:
   prometheus::Family<prometheus::Counter>& items_;
   prometheus::Family<prometheus::Counter>& unapplied_;
@@ -70,6 +74,7 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& eta_;
   prometheus::Family<prometheus::Gauge>& lag_;
   prometheus::Family<prometheus::Gauge>& marks_;
+  prometheus::Family<prometheus::Counter>& clock_steps_back_;
 };
 
 }  // namespace fulfillsync::daemon
