@@ -86,6 +86,20 @@ std::optional<std::string> change_log_status(CheckpointStore& store, merchant::S
   return out + '\n';
 }
 
+// Source rows at or after the starting point that have no result row (both tables); 0 without the
+// merchant database, or when it cannot tell.
+std::int64_t rows_without_result(merchant::MerchantDatabase* merchant, const std::optional<std::string>& since) {
+  if (merchant == nullptr || !since) return 0;
+  const auto instant = timestamps::parse_iso8601(*since);
+  const std::string from = instant ? timestamps::format_iso8601_z(*instant) : *since;
+  try {
+    return merchant->count_without_result(merchant::SourceKind::orders, from) +
+           merchant->count_without_result(merchant::SourceKind::returns, from);
+  } catch (const merchant::MerchantDatabaseError&) {
+    return 0;  // no result tables yet (a first start has not run): nothing to compare
+  }
+}
+
 }  // namespace
 
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant) {
@@ -122,6 +136,12 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const double age =
         waiting_since ? std::chrono::duration<double>(timestamps::Clock::now() - *waiting_since).count() : 0;
     out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
+  } else if (const std::int64_t untaken = rows_without_result(merchant, since); untaken > 0) {
+    // The ledger is empty, yet rows wait: change detection missed them. Never "nothing waiting".
+    out += fmt::format("Nothing in the ledger, but {} source rows changed since the starting point have no result "
+                       "yet: change detection has not taken them (the reconciliation sweep sends them within "
+                       "merchant.reconcile_interval)\n",
+                       untaken);
   } else {
     out += "Nothing waiting to be sent\n";
   }

@@ -200,6 +200,44 @@ TEST_F(ChangeDetectionTest, UpgradeSourceWhileTheMerchantInsertsLosesNothing) {
   EXPECT_EQ(static_cast<long>(orders.size()), 5 + live + 10);
 }
 
+// A change that change detection drops (the fault, as a bug would) is found by the sweep and sent;
+// the find is logged as a defect. Without the sweep the order would never be created.
+TEST_F(ChangeDetectionTest, TheSweepFindsAChangeThatChangeDetectionDropped) {
+  start_sandbox();
+  write_config("", "", "  reconcile_interval: 2s\n");
+  insert_orders("SEEN", 3);
+  auto running = run_in_background("intake.drop_one_change");
+  ASSERT_TRUE(all_created("SEEN", 3)) << running->stderr_text();
+  insert_order("DROPPED-0001", 1);
+  ASSERT_TRUE(running->wait_for_stderr("its change dropped (fault intake.drop_one_change)", 10s))
+      << running->stderr_text();
+  insert_order("LATER-0001", 2);
+  ASSERT_TRUE(wait_for_result("LATER-0001", "created", 20s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("DROPPED-0001", "created", 20s)) << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("order DROPPED-0001: found by the reconciliation sweep", 5s))
+      << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("1 missed by change detection", 5s)) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  EXPECT_EQ(creates().first, 5);
+  EXPECT_EQ(provider_orders().count("DROPPED-0001"), 1u);
+}
+
+// status never says "nothing waiting" while a row the daemon should have taken has no result.
+TEST_F(ChangeDetectionTest, StatusDoesNotSayNothingWaitsWhileARowHasNoResult) {
+  start_sandbox();
+  insert_orders("SEEN", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  insert_order("DROPPED-0001", 1);
+  const auto dropped = once({"FULFILLSYNC_FAILPOINTS=intake.drop_one_change"});
+  ASSERT_EQ(dropped.exit_status, 0) << dropped.stderr_text;
+  ASSERT_EQ(result_column("state", "DROPPED-0001"), "(no row)");
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("Nothing waiting to be sent")));
+  EXPECT_THAT(status.stdout_text, HasSubstr("but 1 source rows changed since the starting point have no result yet"));
+}
+
 // A shop whose own tables are mapped with views (schema/merchant/README.md): no change log, so rows
 // are read by updated_at, which here is the shop's `modified_at DEFAULT CURRENT_TIMESTAMP`.
 class ViewSourceTest : public ChangeDetectionTest {

@@ -408,6 +408,48 @@ std::vector<ReturnRow> SqliteMerchantDatabase::read_returns(std::span<const std:
   return read_snapshot<ReturnRow>(*db_, path_, [&] { return read_keys<ReturnRow>(*db_, reference_ids); });
 }
 
+namespace {
+
+// Rows by key after `after_key` whose result row, if any, is not final.
+template <typename Row>
+std::vector<Row> read_open(SQLite::Database& db, const std::string& result_table, std::string_view after_key,
+                           std::size_t limit) {
+  const std::string final_state = std::is_same_v<Row, OrderRow>
+                                      ? "r.state IN ('cancelled', 'cancel_rejected') OR "
+                                        "r.remote_status IN ('Fulfilled', 'Cancelled')"
+                                      : "r.remote_status IN ('Completed', 'Cancelled')";
+  SQLite::Statement query(db, select_rows_sql<Row>("t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM " +
+                                                   result_table + " AS r WHERE r.reference_id = t.reference_id AND (" +
+                                                   final_state + "))") +
+                                  " ORDER BY t.reference_id LIMIT ?2");
+  query.bind(1, std::string(after_key));
+  query.bind(2, static_cast<int64_t>(limit));
+  return collect<Row>(db, query);
+}
+
+}  // namespace
+
+std::vector<OrderRow> SqliteMerchantDatabase::read_open_orders(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<OrderRow>(
+      *db_, path_, [&] { return read_open<OrderRow>(*db_, result_table(SourceKind::orders), after_key, limit); });
+}
+std::vector<ReturnRow> SqliteMerchantDatabase::read_open_returns(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<ReturnRow>(
+      *db_, path_, [&] { return read_open<ReturnRow>(*db_, result_table(SourceKind::returns), after_key, limit); });
+}
+
+std::int64_t SqliteMerchantDatabase::count_without_result(SourceKind kind, std::string_view since) {
+  const std::string_view table = kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
+  return guarded(path_, fmt::format("counting {}", table), [&] {
+    SQLite::Statement query(*db_, "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE " +
+                                      std::string(kChangeTimeSql) + " >= ?1 AND NOT EXISTS (SELECT 1 FROM " +
+                                      result_table(kind) + " AS r WHERE r.reference_id = t.reference_id)");
+    query.bind(1, std::string(since));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
 std::int64_t SqliteMerchantDatabase::count_changes_after(SourceKind kind, const ChangeCursor& after) {
   const std::string_view table = kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
   return guarded(path_, fmt::format("counting {}", table), [&] {

@@ -10,6 +10,11 @@
 // log are read once by updated_at from the saved cursor (or the starting point) on the first start
 // with the log; a first start ever reads the log from its end, so history is not pushed.
 //
+// Behind both, the reconciliation sweep: every `reconcile_interval`, once reading has caught up, poll()
+// also compares the open rows (MerchantDatabase::read_open_orders), a batch per call, with the
+// ledger, and offers the rows whose version the ledger lacks (a create never sent, a cancel never
+// queued, a change never seen). Each is logged at warn and counted: change detection missed it.
+//
 // Orders: a row that asks for a cancel withdraws its create when that was never sent, and queues a
 // cancel otherwise (sent once the create is settled). A changed version of a row being sent right
 // now is held in memory and offered again each poll; the saved cursor stays before it, so a restart
@@ -51,6 +56,7 @@ class SourceIntake {
     typename merchant::ChangeFeed<Row>::Options feed;
     api::ApiVersion version = api::ApiVersion::v2026_07;
     std::string starting_point;  // ISO 8601, UTC
+    config::Duration reconcile_interval = std::chrono::hours(1);  // 0: no sweep
   };
 
   SourceIntake(merchant::MerchantDatabase& db, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
@@ -85,6 +91,8 @@ class SourceIntake {
   void save_sequence();
   void prune_change_log();
   void notice_clock_step(const Row& row);
+  // One batch of the reconciliation sweep; returns whether the pass has more to compare.
+  bool sweep();
   merchant::ChangeFeed<Row> make_feed();
   void start_sequence();
 
@@ -105,6 +113,11 @@ class SourceIntake {
   bool sequence_pending_ = true;            // more log entries wait: read without asking the counter
   bool prune_owed_ = false;
   std::optional<timestamps::TimePoint> newest_change_;  // the latest updated_at read, for clock steps
+
+  // The reconciliation sweep.
+  timestamps::TimePoint next_sweep_{};
+  std::string swept_through_;  // the last key compared in this pass
+  std::int64_t swept_ = 0, sweep_found_ = 0;
 };
 
 extern template class SourceIntake<merchant::OrderRow>;

@@ -80,6 +80,16 @@ class MerchantDatabase {
   virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
   virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
 
+  // Open rows (not yet in the result table, or there and not final: not fulfilled, completed or
+  // cancelled) with their lines, by reference_id after `after_key`, at most `limit`: what the
+  // reconciliation sweep compares with the ledger.
+  virtual std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) = 0;
+  virtual std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) = 0;
+
+  // How many source rows changed at or after `since` (an instant, ISO 8601) have no row in the
+  // result table: rows the daemon has not taken (the open rows of read_open_* that it never recorded).
+  virtual std::int64_t count_without_result(SourceKind kind, std::string_view since) = 0;
+
   // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
   virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
 

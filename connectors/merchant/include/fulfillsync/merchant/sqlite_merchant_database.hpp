@@ -35,6 +35,9 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
+  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override;
+  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override;
+  std::int64_t count_without_result(SourceKind kind, std::string_view since) override;
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
   bool has_change_log() override;
   std::string change_log_end(SourceKind kind) override;
