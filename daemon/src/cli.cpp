@@ -290,7 +290,7 @@ std::string usage_text() {
       "                        and pull_returns (or the one named) back (works beside a running daemon)\n"
       "  check-config [--online]\n"
       "                        check what run would meet, writing nothing: the file, the merchant\n"
-      "                        database (read-only: source tables, their index, the result tables), the\n"
+      "                        database (read-only: source tables, their change log, the result tables), the\n"
       "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
       "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
       "                        provider (GET /channel) and shows the channel it would use\n"
