@@ -200,6 +200,19 @@ TEST_F(ChangeDetectionTest, UpgradeSourceWhileTheMerchantInsertsLosesNothing) {
   EXPECT_EQ(static_cast<long>(orders.size()), 5 + live + 10);
 }
 
+// --dry-run shows what a start would take from the change log, stepped-back clock or not.
+TEST_F(ChangeDetectionTest, DryRunReadsTheChangeLog) {
+  start_sandbox();
+  insert_orders("SENT", 3);
+  ASSERT_EQ(once().exit_status, 0);
+  insert_orders_at("BACK", 2, "-1 hours");
+  const auto dry = daemon({"--dry-run", "once"});
+  EXPECT_EQ(dry.exit_status, 0) << dry.stderr_text;
+  EXPECT_THAT(dry.stdout_text, HasSubstr("2 orders would be created"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr("BACK-0001 would be created"));
+  EXPECT_EQ(creates().first, 3);
+}
+
 // A change that change detection drops (the fault, as a bug would) is found by the sweep and sent;
 // the find is logged as a defect. Without the sweep the order would never be created.
 TEST_F(ChangeDetectionTest, TheSweepFindsAChangeThatChangeDetectionDropped) {
