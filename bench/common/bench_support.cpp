@@ -326,6 +326,7 @@ World::World(fs::path bin_dir, WorldOptions options)
   // WAL lets the merchant application and fulfillsyncd read and write side by side.
   merchant_.exec("PRAGMA journal_mode = WAL");
   merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/source_tables.sql"));
+  merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/change_log/0001_change_log.sql"));
   const fs::path token = dir_.path() / "api-token";
   std::ofstream(token) << kToken << "\n";
   // The daemon refuses a token file that group or others can read.

@@ -123,6 +123,7 @@ void read_merchant(Section section, MerchantConfig& out) {
   section.read("look_back", out.look_back, Need::optional, detail::duration(0ms, 7 * 24h));
   section.read("max_clock_skew", out.max_clock_skew, Need::optional, detail::duration(0ms, 24h));
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
+  section.read("reconcile_interval", out.reconcile_interval, Need::optional, detail::duration(0ms, 7 * 24h));
 }
 
 void read_api(Section section, ApiConfig& out, const LoadContext& context) {

@@ -176,6 +176,24 @@ int resync_command(const CommandLine& line) {
   return exit_code::ok;
 }
 
+// Adds the change log to the merchant's source tables (schema/merchant/README.md). Safe beside the
+// shop application and a running daemon; running it again changes nothing.
+int upgrade_source(const CommandLine& line) {
+  auto config = load_or_report(line, config::Secrets::skip);
+  if (!config) return exit_code::config;
+  try {
+    const auto merchant = merchant::open_merchant_database(config->merchant);
+    const bool added = merchant->install_change_log();
+    std::cout << (added ? fmt::format("{}: change log added; the daemon reads by it from its next start\n",
+                                      merchant->describe())
+                        : fmt::format("{}: change log present; nothing to do\n", merchant->describe()));
+  } catch (const merchant::MerchantDatabaseError& e) {
+    spdlog::critical("{}", e.what());
+    return exit_code::unavailable;
+  }
+  return exit_code::ok;
+}
+
 // Each command: its name as typed, its usage, its lines in the main --help, and the rest of its own
 // --help (what it does, its options, its exit status when it has its own). A new command is a row
 // here, a Command and a case in main().
@@ -269,8 +287,8 @@ constexpr std::array kSubcommands = {
     Subcommand{Command::check_config, "check-config", "check-config [--online]",
                "  check-config [--online]\n"
                "                        check what run would meet, writing nothing: the file, the merchant\n"
-               "                        database (read-only: source tables, their index, the result tables), the\n"
-               "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
+               "                        database (read-only: source tables, their change log, the result tables),\n"
+               "                        the checkpoint store's directory, the token file and sync.orders_since; one\n"
                "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
                "                        provider (GET /channel) and shows the channel it would use\n",
                "Checks what run would meet, writing nothing: the file, the merchant database (read-only: source\n"
@@ -281,6 +299,19 @@ constexpr std::array kSubcommands = {
                "      --online           also ask the provider (GET /channel) and show the channel it would use\n"
                "\n"
                "Exit status: 0 no errors (warnings allowed); 78 an error.\n"},
+    Subcommand{Command::upgrade_source, "upgrade-source", "upgrade-source",
+               "  upgrade-source        add the change log and its triggers to the merchant's source tables\n"
+               "                        (schema/merchant/change_log/), so changes are found whatever the clock\n"
+               "                        says; one transaction, safe while the shop writes; running it again\n"
+               "                        changes nothing (SQLite tables only, not views)\n",
+               "Adds the change log and its triggers to the merchant's source tables\n"
+               "(schema/merchant/change_log/), so that the daemon finds changes by a sequence the database\n"
+               "assigns, whatever the merchant server's clock says. One transaction, safe while the shop\n"
+               "application writes and beside a running daemon, which reads by the log from its next start.\n"
+               "Running it again changes nothing. SQLite source tables only: a view has no triggers.\n"
+               "\n"
+               "Exit status: 0 added or already present; 69 the merchant database cannot be written; 78\n"
+               "configuration error.\n"},
     Subcommand{Command::auth_login, "auth login", "auth login",
                "  auth login            sign in with OAuth (api.oauth) once; the daemon then refreshes the tokens itself\n",
                "Signs in with OAuth (api.oauth) once, at installation: prints the address to open in a\n"
@@ -503,6 +534,7 @@ int main(int argc, char** argv) {
       case Command::retry: return retry(*line);
       case Command::resync: return resync_command(*line);
       case Command::auth_login: return login(*line);
+      case Command::upgrade_source: return upgrade_source(*line);
     }
   } catch (const std::exception& e) {
     spdlog::critical("internal error: {}", e.what());

@@ -7,11 +7,14 @@
 #include <iostream>
 #include <memory>
 
+#include <set>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/models/encode.hpp"
 #include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/checkpoint_store.hpp"
 #include "fulfillsync/daemon/cli.hpp"
@@ -61,6 +64,44 @@ void stop_reading_on_signals() {
   sigaction(SIGINT, &action, nullptr);
 }
 
+// Tallies rows read (what a start would do with each), logging each.
+template <typename Row>
+void tally_rows(const std::vector<Row>& rows, api::ApiVersion version, Tally& tally) {
+  constexpr bool orders = std::is_same_v<Row, merchant::OrderRow>;
+  for (const Row& row : rows) {
+    if constexpr (orders) {
+      if (merchant::cancel_requested(row)) {
+        ++tally.cancel;
+        spdlog::info("order {}: would be cancelled (or never created, if it was not sent yet)",
+                     text::printable(row.reference_id));
+        continue;
+      }
+    }
+    const auto mapped = [&] {
+      if constexpr (orders) return merchant::map_order(row);
+      else return merchant::map_return(row);
+    }();
+    const char* noun = orders ? "order" : "return";
+    if (!mapped.ok()) {
+      ++tally.invalid;
+      spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id), mapped.reason());
+      continue;
+    }
+    const auto body = [&] {
+      if constexpr (orders) return api::encode(redacted(*mapped.request), version);
+      else return api::encode(*mapped.request, version);
+    }();
+    if (!body) {
+      ++tally.invalid;
+      spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id),
+                   text::printable(body.error().to_string()));
+      continue;
+    }
+    ++tally.create;
+    spdlog::info("{} {} would be created: {}", noun, text::printable(row.reference_id), *body);
+  }
+}
+
 template <typename Row>
 void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
               typename merchant::ChangeFeed<Row>::Options feed_options, api::ApiVersion version, Tally& tally) {
@@ -70,46 +111,43 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
   constexpr bool orders = std::is_same_v<Row, merchant::OrderRow>;
   for (;;) {
     const auto batch = feed.poll();
-    for (const Row& row : batch.rows) {
-      if constexpr (orders) {
-        if (merchant::cancel_requested(row)) {
-          ++tally.cancel;
-          spdlog::info("order {}: would be cancelled (or never created, if it was not sent yet)",
-                       text::printable(row.reference_id));
-          continue;
-        }
-      }
-      const auto mapped = [&] {
-        if constexpr (orders) return merchant::map_order(row);
-        else return merchant::map_return(row);
-      }();
-      const char* noun = orders ? "order" : "return";
-      if (!mapped.ok()) {
-        ++tally.invalid;
-        spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id), mapped.reason());
-        continue;
-      }
-      const auto body = [&] {
-        if constexpr (orders) return api::encode(redacted(*mapped.request), version);
-        else return api::encode(*mapped.request, version);
-      }();
-      if (!body) {
-        ++tally.invalid;
-        spdlog::warn("{} {} would be rejected: {}", noun, text::printable(row.reference_id),
-                     text::printable(body.error().to_string()));
-        continue;
-      }
-      ++tally.create;
-      spdlog::info("{} {} would be created: {}", noun, text::printable(row.reference_id), *body);
-    }
+    tally_rows(batch.rows, version, tally);
     for (const Row& row : batch.ahead) {
       ++tally.invalid;
+      if (!timestamps::parse_iso8601(row.change_time)) {
+        spdlog::warn("{} {} would be rejected: updated_at is not a time, found '{}'", orders ? "order" : "return",
+                     text::printable(row.reference_id), text::printable(row.updated_at));
+        continue;
+      }
       spdlog::warn("{} {} would be rejected: updated_at {} is more than {} ahead of this server's clock "
                    "(merchant.max_clock_skew)",
                    orders ? "order" : "return", text::printable(row.reference_id), text::printable(row.updated_at),
                    config::format_duration(feed_options.max_clock_skew));
     }
     if (!batch.more || stop_requested) break;
+  }
+}
+
+// The rows the change log holds after `position`, each once.
+template <typename Row>
+void read_log(merchant::MerchantDatabase& db, std::string position, std::size_t batch_size, api::ApiVersion version,
+              Tally& tally) {
+  constexpr merchant::SourceKind kind =
+      std::is_same_v<Row, merchant::OrderRow> ? merchant::SourceKind::orders : merchant::SourceKind::returns;
+  std::set<std::string> seen;
+  for (bool more = true; more && !stop_requested;) {
+    const merchant::ChangedKeys changes = db.changes_after(kind, position, batch_size);
+    std::vector<std::string> keys;
+    for (const std::string& key : changes.keys) {
+      if (seen.insert(key).second) keys.push_back(key);
+    }
+    const std::vector<Row> rows = [&] {
+      if constexpr (std::is_same_v<Row, merchant::OrderRow>) return db.read_orders(keys);
+      else return db.read_returns(keys);
+    }();
+    tally_rows(rows, version, tally);
+    position = changes.through;
+    more = changes.more;
   }
 }
 
@@ -141,15 +179,30 @@ int dry_run(const config::Config& config) {
       const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
       return cursor ? std::max(*cursor, floor) : floor;
     };
+    // Where the daemon reads by the change log, a start would take what the log holds after its
+    // position; the updated_at cursor is no longer moved then.
+    const auto by_log = [&](const std::string& name) -> std::optional<std::string> {
+      const auto saved = store ? store->cursor(name) : std::nullopt;
+      if (!saved || saved->starts_with("catch-up ") || !db->has_change_log()) return std::nullopt;
+      return saved;
+    };
     Tally orders, returns;
     const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
         config.merchant.look_back, static_cast<std::size_t>(config.merchant.batch_size),
         config.merchant.max_clock_skew};
-    read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed, version,
-                                 orders);
+    if (const auto position = by_log(SourceIntake<merchant::OrderRow>::sequence_name())) {
+      read_log<merchant::OrderRow>(*db, *position, feed.batch_size, version, orders);
+    } else {
+      read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed,
+                                   version, orders);
+    }
     if (!stop_requested) {
-      read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
-                                    {feed.look_back, feed.batch_size, feed.max_clock_skew}, version, returns);
+      if (const auto position = by_log(SourceIntake<merchant::ReturnRow>::sequence_name())) {
+        read_log<merchant::ReturnRow>(*db, *position, feed.batch_size, version, returns);
+      } else {
+        read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
+                                      {feed.look_back, feed.batch_size, feed.max_clock_skew}, version, returns);
+      }
     }
     std::cout << fmt::format(
         "dry run from {}{}: {} orders would be created, {} cancelled or never created, {} rejected; "

@@ -40,7 +40,8 @@ void arm_failpoints_from_environment() {
       }
       item = item.substr(0, at);
     }
-    if (std::find(kFailpoints.begin(), kFailpoints.end(), item) == kFailpoints.end()) {
+    if (std::find(kFailpoints.begin(), kFailpoints.end(), item) == kFailpoints.end() &&
+        std::find(kFaults.begin(), kFaults.end(), item) == kFaults.end()) {
       throw std::invalid_argument("FULFILLSYNC_FAILPOINTS: no failpoint is called '" + std::string(item) + "'");
     }
     armed()[std::string(item)] = count;
@@ -57,6 +58,16 @@ void failpoint(std::string_view name) {
   spdlog::default_logger()->flush();
   ::kill(::getpid(), SIGKILL);
   ::_exit(137);  // not reached
+}
+
+bool fault(std::string_view name) {
+  auto& points = armed();
+  if (points.empty()) return false;
+  const auto it = points.find(name);
+  if (it == points.end() || --it->second > 0) return false;
+  points.erase(it);
+  spdlog::warn("fault {}: injected", name);
+  return true;
 }
 
 }  // namespace fulfillsync::daemon

@@ -90,11 +90,11 @@ Service::Service(std::filesystem::path config_path, config::Config config,
       config_.merchant.max_clock_skew};
   order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
       *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
-      SourceIntake<merchant::OrderRow>::Options{feed, *version, since});
+      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval});
   return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
       *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
-                                                 since});
+                                                 since, config_.merchant.reconcile_interval});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_push_jobs();
   add_pull_jobs(since);

@@ -180,6 +180,48 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
   return out;
 }
 
+namespace {
+
+// Where the table is read by the change log: its position and the entries after it.
+std::optional<std::string> change_log_status(CheckpointStore& store, merchant::SourceKind kind,
+                                             merchant::MerchantDatabase* merchant) {
+  const bool orders = kind == merchant::SourceKind::orders;
+  const auto saved = store.cursor(orders ? SourceIntake<merchant::OrderRow>::sequence_name()
+                                         : SourceIntake<merchant::ReturnRow>::sequence_name());
+  if (!saved) return std::nullopt;
+  constexpr std::string_view kCatchUp = "catch-up ";
+  const bool catching_up = saved->starts_with(kCatchUp);
+  const std::string position = catching_up ? saved->substr(kCatchUp.size()) : *saved;
+  std::string out = fmt::format("Read {} by the change log up to {}{}", orders ? merchant::kOrdersTable
+                                                                               : merchant::kReturnsTable,
+                                position.empty() ? "0" : position,
+                                catching_up ? " (rows changed before the log: still read by updated_at)" : "");
+  try {
+    if (merchant != nullptr && merchant->has_change_log()) {
+      out += fmt::format("; {} rows changed since, not read yet", merchant->count_rows_changed_after(kind, position));
+    }
+  } catch (const merchant::MerchantDatabaseError& e) {
+    out += fmt::format("; the rows not read yet cannot be counted: {}", text::printable(e.what()));
+  }
+  return out + '\n';
+}
+
+// Source rows at or after the starting point that have no result row (both tables); 0 without the
+// merchant database, or when it cannot tell.
+std::int64_t rows_without_result(merchant::MerchantDatabase* merchant, const std::optional<std::string>& since) {
+  if (merchant == nullptr || !since) return 0;
+  const auto instant = timestamps::parse_iso8601(*since);
+  const std::string from = instant ? timestamps::format_iso8601_z(*instant) : *since;
+  try {
+    return merchant->count_without_result(merchant::SourceKind::orders, from) +
+           merchant->count_without_result(merchant::SourceKind::returns, from);
+  } catch (const merchant::MerchantDatabaseError&) {
+    return 0;  // no result tables yet (a first start has not run): nothing to compare
+  }
+}
+
+}  // namespace
+
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
                           const DaemonStatus& daemon) {
   std::string out = daemon_lines(daemon, store.path()) + '\n';
@@ -195,6 +237,10 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const auto saved = store.cursor(name);
     const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
     const std::string table = name.substr(name.find(':') + 1);
+    if (const auto line = change_log_status(store, kind, merchant)) {
+      out += *line;
+      continue;
+    }
     out += fmt::format("Read {} up to {}", table,
                        cursor ? fmt::format("{} {}", text::printable(cursor->updated_at),
                                             shortened_reference(cursor->reference_id))
@@ -215,6 +261,12 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     const double age =
         waiting_since ? std::chrono::duration<double>(timestamps::Clock::now() - *waiting_since).count() : 0;
     out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
+  } else if (const std::int64_t untaken = rows_without_result(merchant, since); untaken > 0) {
+    // The ledger is empty, yet rows wait: change detection missed them. Never "nothing waiting".
+    out += fmt::format("Nothing in the ledger, but {} source rows changed since the starting point have no result "
+                       "yet: change detection has not taken them (the reconciliation sweep sends them within "
+                       "merchant.reconcile_interval)\n",
+                       untaken);
   } else {
     out += "Nothing waiting to be sent\n";
   }

@@ -97,7 +97,17 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Name("fulfillsync_tracking_marks")
                  .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
                        "row shows them).")
-                 .Register(registry)) {
+                 .Register(registry)),
+      clock_steps_back_(prometheus::BuildCounter()
+                            .Name("fulfillsync_source_clock_steps_back_total")
+                            .Help("Source rows read by the change log whose updated_at is older than a change read "
+                                  "before them by more than merchant.look_back: the merchant's clock stepped back.")
+                            .Register(registry)),
+      reconcile_found_(prometheus::BuildCounter()
+                           .Name("fulfillsync_reconcile_found_total")
+                           .Help("Source rows the reconciliation sweep found unsent or changed without the change "
+                                 "being seen: each one a bug or a clock problem to investigate.")
+                           .Register(registry)) {
   provider_reachable_.Set(1);  // nothing known to be wrong yet
   // Every kind, so that increase() sees the first one.
   for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
@@ -196,6 +206,14 @@ void SyncMetrics::set_tracking_marks(const std::map<MarkState, int>& counts) {
     const auto it = counts.find(state);
     marks_.Add({{"state", std::string(to_string(state))}}).Set(it == counts.end() ? 0 : it->second);
   }
+}
+
+void SyncMetrics::count_clock_step_back(LedgerKind kind) {
+  clock_steps_back_.Add({{"kind", std::string(to_string(kind))}}).Increment();
+}
+
+void SyncMetrics::count_reconcile_found(std::string_view table) {
+  reconcile_found_.Add({{"table", std::string(table)}}).Increment();
 }
 
 }  // namespace fulfillsync::daemon

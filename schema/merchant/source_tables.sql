@@ -1,7 +1,8 @@
 -- The contract's source tables as a reference DDL (schema/merchant/README.md): for a shop whose
 -- application can write these tables directly. A shop with its own schema creates views with these
 -- names and columns instead. The triggers keep updated_at moving on every change to a row or its lines;
--- drop them if the application sets updated_at itself.
+-- drop them if the application sets updated_at itself. Load change_log/0001_change_log.sql after this
+-- file: the daemon then finds changes by the change log's sequence, whatever updated_at says.
 
 CREATE TABLE fulfillsync_orders (
   reference_id            TEXT PRIMARY KEY,

@@ -124,7 +124,14 @@ TEST(CommandLineTest, EveryCommandOfTheHelpIsInTheReadme) {
     EXPECT_NE(readme.find("\n  " + command), std::string::npos) << "README's command list lacks '" << command << "'";
     ++commands;
   }
-  EXPECT_EQ(commands, 8);  // run, once, status, retry (twice), resync, check-config, auth login
+  EXPECT_EQ(commands, 9);  // run, once, status, retry (twice), resync, check-config, auth login, upgrade-source
+}
+
+TEST(CommandLineTest, UpgradeSourceTakesNoArgument) {
+  EXPECT_EQ(parse({"upgrade-source"})->command, Command::upgrade_source);
+  std::string error;
+  EXPECT_FALSE(parse_command_line({"upgrade-source", "now"}, error));
+  EXPECT_EQ(error, "unexpected argument 'now'");
 }
 
 TEST(CommandLineTest, OnlineGoesWithCheckConfig) {

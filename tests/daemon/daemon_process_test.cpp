@@ -27,6 +27,7 @@ class DaemonProcessTest : public ::testing::Test {
     chmod((dir / "api-token").c_str(), 0600);
     SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     merchant.exec(read_file(source_path("schema/merchant/source_tables.sql")));
+    merchant.exec(read_file(source_path("schema/merchant/change_log/0001_change_log.sql")));
     write_config();
   }
 
@@ -308,19 +309,19 @@ TEST_F(DaemonProcessTest, CheckConfigChecksWhatRunWouldMeetWithoutWritingAnythin
   EXPECT_FALSE(std::filesystem::exists(dir / "checkpoint.db"));
 }
 
-TEST_F(DaemonProcessTest, CheckConfigWarnsAboutAMissingIndexAndAStartInTheFuture) {
+TEST_F(DaemonProcessTest, CheckConfigWarnsAboutAMissingChangeLogAndAStartInTheFuture) {
   {
     SQLite::Database merchant((dir / "merchant.db").string(), SQLite::OPEN_READWRITE);
-    merchant.exec("DROP INDEX fulfillsync_orders_by_change");
+    merchant.exec("DROP TABLE fulfillsync_changes");
   }
   write_config("sync:\n  orders_since: 2090-01-01T00:00:00Z\n");
   const RunResult warned = run_command({"--config", config_path.string(), "check-config"});
   EXPECT_EQ(warned.exit_status, 0) << warned.stdout_text;
-  EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  fulfillsync_orders: no index on (updated_at, reference_id)"));
-  EXPECT_THAT(warned.stdout_text, HasSubstr("fix: CREATE INDEX fulfillsync_orders_changes ON fulfillsync_orders "
-                                            "(updated_at, reference_id)"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  fulfillsync_orders: no change log: changes are found by updated_at"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  fulfillsync_returns: no change log"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr("fix: fulfillsyncd upgrade-source"));
   EXPECT_THAT(warned.stdout_text, HasSubstr("WARN  sync.orders_since: 2090-01-01T00:00:00.000Z is in the future"));
-  EXPECT_THAT(warned.stdout_text, HasSubstr(": OK (2 warnings)"));
+  EXPECT_THAT(warned.stdout_text, HasSubstr(": OK (3 warnings)"));
 }
 
 // What made `run` exit 69 and systemd restart it in a loop, while check-config said OK.

@@ -117,7 +117,8 @@ class SyncFixture : public ::testing::Test {
     create_merchant_database();
   }
 
-  // A new merchant database with the contract's source tables, and no checkpoint store.
+  // A new merchant database with the contract's source tables and their change log (as
+  // `fulfillsyncd upgrade-source` adds it), and no checkpoint store.
   void create_merchant_database() {
     merchant.reset();
     for (const char* file : {"merchant.db", "merchant.db-wal", "merchant.db-shm", "checkpoint.db", "checkpoint.db-wal",
@@ -129,6 +130,18 @@ class SyncFixture : public ::testing::Test {
     merchant->setBusyTimeout(5000);
     merchant->exec("PRAGMA journal_mode = WAL");
     merchant->exec(read_file(source_path("schema/merchant/source_tables.sql")));
+    merchant->exec(read_file(source_path("schema/merchant/change_log/0001_change_log.sql")));
+  }
+
+  // The source tables as a shop that has not run `fulfillsyncd upgrade-source` has them: the daemon
+  // reads them by updated_at.
+  void drop_change_log() {
+    std::vector<std::string> triggers;
+    SQLite::Statement query(*merchant, "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE "
+                                       "'fulfillsync\\_%\\_log\\_%' ESCAPE '\\'");
+    while (query.executeStep()) triggers.push_back(query.getColumn(0).getString());
+    for (const auto& name : triggers) merchant->exec("DROP TRIGGER " + name);
+    merchant->exec("DROP TABLE fulfillsync_changes");
   }
 
   void start_sandbox(std::vector<std::string> args = {}) {

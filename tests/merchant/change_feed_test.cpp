@@ -28,6 +28,15 @@ class CountingDatabase final : public MerchantDatabase {
     ++reads;
     return db_.read_returns(range);
   }
+  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override {
+    return db_.read_open_orders(after_key, limit);
+  }
+  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override {
+    return db_.read_open_returns(after_key, limit);
+  }
+  std::int64_t count_without_result(SourceKind kind, std::string_view since) override {
+    return db_.count_without_result(kind, since);
+  }
   std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return db_.read_orders(keys); }
   std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return db_.read_returns(keys); }
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override {

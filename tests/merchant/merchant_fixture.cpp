@@ -9,6 +9,7 @@ MerchantDatabaseTest::MerchantDatabaseTest()
   app.exec("PRAGMA journal_mode = WAL");
   app.exec("PRAGMA synchronous = OFF");  // the test's own writes need no durability
   app.exec(testing::read_file(testing::source_path("schema/merchant/source_tables.sql")));
+  app.exec(testing::read_file(testing::source_path("schema/merchant/change_log/0001_change_log.sql")));
 }
 
 config::MerchantConfig MerchantDatabaseTest::config(std::string prefix) const {

@@ -154,6 +154,7 @@ sed -e "s|/var/lib/fulfillsync/|$tmp/state/|" -e "s|/var/lib/shop/|$tmp/shop/|" 
   "$root/etc/fulfillsync/fulfillsync.example.yaml" > "$etc/fulfillsync.yaml"
 install -m 0600 /dev/stdin "$etc/api-token" <<< 'YOUR-PERSONAL-ACCESS-TOKEN'
 sqlite3 "$tmp/shop/shop.db" < "$source_dir/schema/merchant/source_tables.sql"
+sqlite3 "$tmp/shop/shop.db" < "$source_dir/schema/merchant/change_log/0001_change_log.sql"
 checked=$(env -u CREDENTIALS_DIRECTORY "$root/usr/bin/fulfillsyncd" --config "$etc/fulfillsync.yaml" check-config 2>&1) ||
   fail "check-config of the packaged example failed: $checked"
 echo "$checked"

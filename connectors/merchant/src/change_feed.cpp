@@ -37,14 +37,14 @@ std::vector<Row> ChangeFeed<Row>::read_ahead(timestamps::TimePoint now, const Ch
   }
   std::vector<Row> rows = read(ReadRange{.after = from, .limit = options_.batch_size});
   if (rows.size() == options_.batch_size) {
-    ahead_position_ = ChangeCursor{rows.back().updated_at, rows.back().reference_id};
+    ahead_position_ = ChangeCursor{rows.back().change_time, rows.back().reference_id};
   } else {
     ahead_position_.reset();
     ahead_owed_ = false;
   }
   const auto reach = now + options_.max_clock_skew;
   std::erase_if(rows, [&](const Row& row) {
-    const auto when = timestamps::parse_iso8601(row.updated_at);
+    const auto when = timestamps::parse_iso8601(row.change_time);
     if (!when) return false;  // not a timestamp, and sorts after the limit: no clock ever reaches it
     if (!ahead_due_ || *when < *ahead_due_) ahead_due_ = *when;
     return *when <= reach;  // within reach, though its text sorts after the limit: taken once the limit passes it
@@ -77,7 +77,7 @@ typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now)
     Batch batch;
     if (head_pending_) {
       batch.rows = read(ReadRange{.after = head_, .through = limit, .limit = options_.batch_size});
-      if (!batch.rows.empty()) head_ = {batch.rows.back().updated_at, batch.rows.back().reference_id};
+      if (!batch.rows.empty()) head_ = {batch.rows.back().change_time, batch.rows.back().reference_id};
       head_pending_ = batch.rows.size() == options_.batch_size;
     }
     if (!head_pending_ && ahead_owed_) batch.ahead = read_ahead(now, limit);
@@ -112,7 +112,7 @@ typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now)
                                      .limit = options_.batch_size}),
               .rereads = true};
   if (batch.rows.size() == options_.batch_size) {
-    window_position_ = ChangeCursor{batch.rows.back().updated_at, batch.rows.back().reference_id};
+    window_position_ = ChangeCursor{batch.rows.back().change_time, batch.rows.back().reference_id};
     batch.more = true;
   } else {
     window_position_.reset();

@@ -30,32 +30,24 @@ std::string object_type(SQLite::Database& db, std::string_view name) {
   return query.executeStep() ? query.getColumn(0).getString() : "";
 }
 
-// Whether an index of `table` begins with (updated_at, reference_id), the order the change feed reads in.
-bool has_change_index(SQLite::Database& db, std::string_view table) {
-  SQLite::Statement indexes(db, "SELECT name FROM pragma_index_list(?1)");
-  indexes.bind(1, std::string(table));
-  while (indexes.executeStep()) {
-    SQLite::Statement columns(db, "SELECT name FROM pragma_index_info(?1) ORDER BY seqno");
-    columns.bind(1, indexes.getColumn(0).getString());
-    std::vector<std::string> names;
-    while (columns.executeStep()) names.push_back(columns.getColumn(0).getString());
-    if (names.size() >= 2 && names[0] == "updated_at" && names[1] == "reference_id") return true;
-  }
-  return false;
-}
-
-void check_change_indexes(SQLite::Database& db, std::vector<Finding>& findings) {
+// How changes will be found: by the change log where the tables keep it, by updated_at otherwise
+// (source_intake.hpp). Without the log a clock stepping back hides rows, and as updated_at is
+// compared as an instant, no plain index serves the poll.
+void check_change_detection(SQLite::Database& db, std::vector<Finding>& findings) {
+  const bool change_log = object_type(db, "fulfillsync_changes") == "table";
   for (const std::string_view table : {kOrdersTable, kReturnsTable}) {
     const std::string type = object_type(db, table);
     if (type == "view") {
       findings.push_back({Level::ok, std::string(table),
-                          "a view: give the table behind it an index on its change timestamp and key, so that a "
-                          "poll does not scan it"});
-    } else if (type == "table" && !has_change_index(db, table)) {
+                          "a view: changes are found by updated_at, read as an instant (a view cannot carry the "
+                          "change log's triggers); each poll after a commit reads through it in full"});
+    } else if (type == "table" && change_log) {
+      findings.push_back({Level::ok, std::string(table), "changes are read by the change log (fulfillsync_changes)"});
+    } else if (type == "table") {
       findings.push_back({Level::warning, std::string(table),
-                          fmt::format("no index on (updated_at, reference_id): every poll scans the whole table; "
-                                      "fix: CREATE INDEX {}_changes ON {} (updated_at, reference_id)",
-                                      table, table)});
+                          "no change log: changes are found by updated_at, which a merchant clock stepping back can "
+                          "hide, and each poll after a commit scans the table; fix: fulfillsyncd upgrade-source "
+                          "(schema/merchant/change_log/)"});
     }
   }
 }
@@ -194,7 +186,7 @@ std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig
                                     "name over the shop's own table (schema/merchant/README.md)"});
     }
     if (problems.empty()) findings.push_back({Level::ok, "source tables", "every table and column of the contract"});
-    check_change_indexes(db, findings);
+    check_change_detection(db, findings);
     check_result_tables(db, config, findings);
   } catch (const std::exception& e) {
     findings.push_back({Level::error, "merchant.sqlite.path", fmt::format("{}: {}", path.string(), e.what())});

@@ -1,6 +1,7 @@
 #include "fulfillsync/merchant/sqlite_merchant_database.hpp"
 
 #include <array>
+#include <charconv>
 #include <set>
 #include <type_traits>
 #include <unordered_map>
@@ -103,9 +104,17 @@ struct Source<ReturnRow> {
   static auto line_columns() { return return_line_columns(); }
 };
 
+// updated_at as an instant in the contract's form (source_rows.hpp, change_time): strftime reads ISO
+// 8601 with Z or an offset (converted to UTC), without one (as UTC), and `YYYY-MM-DD HH:MM:SS`.
+// Anything else sorts after every time, marked, so it is reported rather than read in a wrong place.
+// Read positions compare this, never the stored text.
+constexpr std::string_view kChangeTimeSql =
+    "coalesce(CASE WHEN typeof(t.updated_at) = 'text' THEN strftime('%Y-%m-%dT%H:%M:%fZ', t.updated_at) END, "
+    "'~' || coalesce(t.updated_at, 'NULL'))";
+
 template <typename Row>
 std::string select_rows_sql(std::string_view where) {
-  std::string sql = "SELECT t.reference_id, t.updated_at";
+  std::string sql = "SELECT t.reference_id, t.updated_at, " + std::string(kChangeTimeSql);
   for (const auto& column : Source<Row>::columns()) sql += ", " + column_of("t", column.name);
   return sql + " FROM " + sql_name(Source<Row>::table) + " AS t WHERE " + std::string(where);
 }
@@ -129,8 +138,9 @@ std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
     Row row;
     row.reference_id = query.getColumn(0).getString();
     row.updated_at = query.getColumn(1).getString();
+    row.change_time = query.getColumn(2).getString();
     for (std::size_t i = 0; i < columns.size(); ++i) {
-      row.*columns[i].member = read_field(query.getColumn(static_cast<int>(i + 2)));
+      row.*columns[i].member = read_field(query.getColumn(static_cast<int>(i + 3)));
     }
     rows.push_back(std::move(row));
   }
@@ -340,9 +350,10 @@ namespace {
 
 template <typename Row>
 std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
-  std::string where = "(t.updated_at, t.reference_id) > (?1, ?2)";
-  if (range.through) where += " AND (t.updated_at, t.reference_id) <= (?3, ?4)";
-  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY t.updated_at, t.reference_id LIMIT ?5");
+  const std::string time(kChangeTimeSql);
+  std::string where = "(" + time + ", t.reference_id) > (?1, ?2)";
+  if (range.through) where += " AND (" + time + ", t.reference_id) <= (?3, ?4)";
+  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY 3, t.reference_id LIMIT ?5");
   query.bind(1, range.after.updated_at);
   query.bind(2, range.after.reference_id);
   if (range.through) {
@@ -397,15 +408,154 @@ std::vector<ReturnRow> SqliteMerchantDatabase::read_returns(std::span<const std:
   return read_snapshot<ReturnRow>(*db_, path_, [&] { return read_keys<ReturnRow>(*db_, reference_ids); });
 }
 
+namespace {
+
+// Rows by key after `after_key` whose result row, if any, is not final.
+template <typename Row>
+std::vector<Row> read_open(SQLite::Database& db, const std::string& result_table, std::string_view after_key,
+                           std::size_t limit) {
+  const std::string final_state = std::is_same_v<Row, OrderRow>
+                                      ? "r.state IN ('cancelled', 'cancel_rejected') OR "
+                                        "r.remote_status IN ('Fulfilled', 'Cancelled')"
+                                      : "r.remote_status IN ('Completed', 'Cancelled')";
+  SQLite::Statement query(db, select_rows_sql<Row>("t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM " +
+                                                   result_table + " AS r WHERE r.reference_id = t.reference_id AND (" +
+                                                   final_state + "))") +
+                                  " ORDER BY t.reference_id LIMIT ?2");
+  query.bind(1, std::string(after_key));
+  query.bind(2, static_cast<int64_t>(limit));
+  return collect<Row>(db, query);
+}
+
+}  // namespace
+
+std::vector<OrderRow> SqliteMerchantDatabase::read_open_orders(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<OrderRow>(
+      *db_, path_, [&] { return read_open<OrderRow>(*db_, result_table(SourceKind::orders), after_key, limit); });
+}
+std::vector<ReturnRow> SqliteMerchantDatabase::read_open_returns(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<ReturnRow>(
+      *db_, path_, [&] { return read_open<ReturnRow>(*db_, result_table(SourceKind::returns), after_key, limit); });
+}
+
+std::int64_t SqliteMerchantDatabase::count_without_result(SourceKind kind, std::string_view since) {
+  const std::string_view table = kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
+  return guarded(path_, fmt::format("counting {}", table), [&] {
+    SQLite::Statement query(*db_, "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE " +
+                                      std::string(kChangeTimeSql) + " >= ?1 AND NOT EXISTS (SELECT 1 FROM " +
+                                      result_table(kind) + " AS r WHERE r.reference_id = t.reference_id)");
+    query.bind(1, std::string(since));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
 std::int64_t SqliteMerchantDatabase::count_changes_after(SourceKind kind, const ChangeCursor& after) {
   const std::string_view table = kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
   return guarded(path_, fmt::format("counting {}", table), [&] {
-    SQLite::Statement query(*db_, "SELECT count(*) FROM " + sql_name(table) +
-                                      " WHERE updated_at > ?1 OR (updated_at = ?1 AND reference_id > ?2)");
+    SQLite::Statement query(*db_, "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE (" +
+                                      std::string(kChangeTimeSql) + ", t.reference_id) > (?1, ?2)");
     query.bind(1, after.updated_at);
     query.bind(2, after.reference_id);
     query.executeStep();
     return query.getColumn(0).getInt64();
+  });
+}
+
+namespace {
+
+constexpr std::string_view kChangeLogTable = "fulfillsync_changes";
+
+std::string_view source_table(SourceKind kind) { return kind == SourceKind::orders ? kOrdersTable : kReturnsTable; }
+
+// A position in the change log is its seq as decimal text; "" is before the first.
+std::int64_t parse_sequence(std::string_view position) {
+  if (position.empty()) return 0;
+  std::int64_t seq = 0;
+  const auto [end, error] = std::from_chars(position.data(), position.data() + position.size(), seq);
+  if (error != std::errc() || end != position.data() + position.size() || seq < 0) {
+    throw MerchantDatabaseError(fmt::format("'{}' is not a position in {}", position, kChangeLogTable));
+  }
+  return seq;
+}
+
+bool change_log_exists(SQLite::Database& db) {
+  SQLite::Statement query(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  query.bind(1, std::string(kChangeLogTable));
+  query.executeStep();
+  return query.getColumn(0).getInt64() > 0;
+}
+
+}  // namespace
+
+bool SqliteMerchantDatabase::has_change_log() {
+  return guarded(path_, "looking for the change log", [&] { return change_log_exists(*db_); });
+}
+
+std::string SqliteMerchantDatabase::change_log_end(SourceKind) {
+  return guarded(path_, fmt::format("reading {}", kChangeLogTable), [&] {
+    // sqlite_sequence keeps the highest seq ever given, even once every entry has been deleted.
+    SQLite::Statement query(*db_, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0)");
+    query.bind(1, std::string(kChangeLogTable));
+    query.executeStep();
+    return std::to_string(query.getColumn(0).getInt64());
+  });
+}
+
+ChangedKeys SqliteMerchantDatabase::changes_after(SourceKind kind, std::string_view after, std::size_t limit) {
+  const std::int64_t from = parse_sequence(after);
+  return guarded(path_, fmt::format("reading {}", kChangeLogTable), [&] {
+    SQLite::Statement query(*db_, "SELECT seq, reference_id FROM " + sql_name(kChangeLogTable) +
+                                      " WHERE source_table = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    query.bind(1, std::string(source_table(kind)));
+    query.bind(2, static_cast<int64_t>(from));
+    query.bind(3, static_cast<int64_t>(limit));
+    ChangedKeys changes;
+    std::int64_t through = from;
+    std::set<std::string> seen;
+    while (query.executeStep()) {
+      through = query.getColumn(0).getInt64();
+      ++changes.entries;
+      std::string key = query.getColumn(1).getString();
+      if (seen.insert(key).second) changes.keys.push_back(std::move(key));
+    }
+    changes.through = std::to_string(through);
+    changes.more = static_cast<std::size_t>(changes.entries) == limit;
+    return changes;
+  });
+}
+
+std::int64_t SqliteMerchantDatabase::count_rows_changed_after(SourceKind kind, std::string_view after) {
+  const std::int64_t from = parse_sequence(after);
+  return guarded(path_, fmt::format("counting {}", kChangeLogTable), [&] {
+    SQLite::Statement query(*db_, "SELECT count(DISTINCT reference_id) FROM " + sql_name(kChangeLogTable) +
+                                      " WHERE source_table = ?1 AND seq > ?2");
+    query.bind(1, std::string(source_table(kind)));
+    query.bind(2, static_cast<int64_t>(from));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
+std::int64_t SqliteMerchantDatabase::forget_changes_through(SourceKind kind, std::string_view through,
+                                                            std::size_t limit) {
+  const std::int64_t last = parse_sequence(through);
+  return in_write_transaction(*db_, path_, fmt::format("pruning {}", kChangeLogTable), [&] {
+    SQLite::Statement remove(*db_, "DELETE FROM " + sql_name(kChangeLogTable) + " WHERE seq IN (SELECT seq FROM " +
+                                       sql_name(kChangeLogTable) +
+                                       " WHERE source_table = ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3)");
+    remove.bind(1, std::string(source_table(kind)));
+    remove.bind(2, static_cast<int64_t>(last));
+    remove.bind(3, static_cast<int64_t>(limit));
+    return static_cast<std::int64_t>(remove.exec());
+  });
+}
+
+bool SqliteMerchantDatabase::install_change_log() {
+  return in_write_transaction(*db_, path_, "installing the change log (schema/merchant/change_log/)", [&] {
+    const bool missing = !change_log_exists(*db_);
+    for (const sqlite::Migration& step : schema::merchant_change_log_migrations()) db_->exec(std::string(step.sql));
+    return missing;
   });
 }
 

@@ -59,6 +59,9 @@ struct MerchantConfig {
   Duration max_clock_skew = std::chrono::minutes(5);
   // Source rows read per batch.
   int batch_size = 250;
+  // How often the reconciliation sweep compares every open source row with the outbound ledger and
+  // sends what change detection missed; 0: never.
+  Duration reconcile_interval = std::chrono::hours(1);
 
   bool operator==(const MerchantConfig&) const = default;
 };

@@ -25,7 +25,7 @@ inline constexpr int config = 78;       // EX_CONFIG
 
 inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
 
-enum class Command { run, once, status, retry, resync, check_config, auth_login, help, version };
+enum class Command { run, once, status, retry, resync, check_config, auth_login, upgrade_source, help, version };
 
 struct CommandLine {
   Command command = Command::run;

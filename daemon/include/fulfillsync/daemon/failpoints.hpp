@@ -41,10 +41,19 @@ inline constexpr std::array<std::string_view, 28> kFailpoints = {
     "pull_lots.after_merchant_commit",
 };
 
+// Faults: named places where an armed test makes the daemon misbehave as a bug would, instead of
+// killing it (fault() is true at the armed pass, once). Armed the same way, by the same variable.
+inline constexpr std::array<std::string_view, 1> kFaults = {
+    "intake.drop_one_change",  // a changed row read from the change log is dropped (the sweep must find it)
+};
+
 // Reads FULFILLSYNC_FAILPOINTS once. Throws std::invalid_argument for a name or count it does not know.
 void arm_failpoints_from_environment();
 
 // Kills the process when `name` is armed and its count is reached; otherwise nothing.
 void failpoint(std::string_view name);
+
+// True when the fault `name` (kFaults) is armed and its count is reached; it then disarms.
+bool fault(std::string_view name);
 
 }  // namespace fulfillsync::daemon

@@ -64,6 +64,12 @@ class SyncMetrics {
   void set_lag(std::string_view job, std::chrono::system_clock::duration lag);
   void set_tracking_marks(const std::map<MarkState, int>& counts);
 
+  // A source row read by the change log whose updated_at is older than one read before it by more
+  // than merchant.look_back: the merchant's clock stepped back (the row is taken all the same).
+  void count_clock_step_back(LedgerKind kind);
+  // A source row the reconciliation sweep found that change detection missed.
+  void count_reconcile_found(std::string_view table);
+
  private:
   prometheus::Family<prometheus::Counter>& items_;
   prometheus::Family<prometheus::Counter>& unapplied_;
@@ -82,6 +88,8 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& eta_;
   prometheus::Family<prometheus::Gauge>& lag_;
   prometheus::Family<prometheus::Gauge>& marks_;
+  prometheus::Family<prometheus::Counter>& clock_steps_back_;
+  prometheus::Family<prometheus::Counter>& reconcile_found_;
 };
 
 std::string_view to_string(SyncMetrics::RunError where);

@@ -12,4 +12,8 @@ std::span<const sqlite::Migration> checkpoint_migrations();
 // `"{prefix}..."`; the merchant connector substitutes the validated result_table_prefix.
 std::span<const sqlite::Migration> merchant_result_migrations();
 
+// schema/merchant/change_log/*.sql: the change log on the source tables (`fulfillsyncd
+// upgrade-source`). Each step is idempotent; no version table is kept in the shop's namespace.
+std::span<const sqlite::Migration> merchant_change_log_migrations();
+
 }  // namespace fulfillsync::schema

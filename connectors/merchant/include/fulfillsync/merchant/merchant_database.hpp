@@ -30,8 +30,9 @@ class MerchantDatabaseError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A position in the `(updated_at, reference_id)` order of a source table. The default (empty) cursor
-// is before every row; `{"2026-03-01T00:00:00.000Z", ""}` is before every row of that instant on.
+// A position in the `(updated_at, reference_id)` order of a source table, updated_at taken as an
+// instant (OrderRow::change_time, never the stored text). The default (empty) cursor is before every
+// row; `{"2026-03-01T00:00:00.000Z", ""}` is before every row of that instant on.
 struct ChangeCursor {
   std::string updated_at{};
   std::string reference_id{};
@@ -43,6 +44,14 @@ struct ReadRange {
   ChangeCursor after{};
   std::optional<ChangeCursor> through{};
   std::size_t limit = 250;
+};
+
+// Changes read from the database's own change order (see MerchantDatabase::changes_after).
+struct ChangedKeys {
+  std::vector<std::string> keys{};  // reference ids of the rows changed, each once, by first change
+  std::string through{};            // the position after these changes: save it once they are handled
+  std::int64_t entries = 0;         // log entries read (a row changed twice counts twice)
+  bool more = false;                // more changes wait after `through`
 };
 
 class MerchantDatabase {
@@ -71,8 +80,37 @@ class MerchantDatabase {
   virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
   virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
 
+  // Open rows (not yet in the result table, or there and not final: not fulfilled, completed or
+  // cancelled) with their lines, by reference_id after `after_key`, at most `limit`: what the
+  // reconciliation sweep compares with the ledger.
+  virtual std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) = 0;
+  virtual std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) = 0;
+
+  // How many source rows changed at or after `since` (an instant, ISO 8601) have no row in the
+  // result table: rows the daemon has not taken (the open rows of read_open_* that it never recorded).
+  virtual std::int64_t count_without_result(SourceKind kind, std::string_view since) = 0;
+
   // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
   virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
+
+  // --- The change order the database assigns, where the source tables keep one (SQLite: the change
+  // log of schema/merchant/change_log/; PostgreSQL: transaction ids). A position is text the daemon
+  // saves and hands back unread; "" is before every change. Without a change log, has_change_log()
+  // is false and the daemon reads by (updated_at, reference_id) instead.
+  virtual bool has_change_log() { return false; }
+  // The position after the latest change committed: where reading begins on a first start.
+  virtual std::string change_log_end(SourceKind kind);
+  // The rows changed after `after`, from at most `limit` log entries, in change order.
+  virtual ChangedKeys changes_after(SourceKind kind, std::string_view after, std::size_t limit);
+  // How many rows changed after `after`, not read yet (for status).
+  virtual std::int64_t count_rows_changed_after(SourceKind kind, std::string_view after);
+  // `fulfillsyncd upgrade-source`: adds what the source tables need for a change order (SQLite: the
+  // change log and its triggers, in one transaction, safe while the shop application writes).
+  // Idempotent; returns whether anything was missing. Throws MerchantDatabaseError when it cannot
+  // (e.g. the source tables are views).
+  virtual bool install_change_log();
+  // Deletes handled entries up to `through`, at most `limit` of them; returns how many. Keeps the log small.
+  virtual std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit);
 
   // fulfillsync_watched_inventory: the inventory ids whose lot levels the merchant wants.
   virtual std::vector<std::int64_t> watched_inventory_ids() = 0;

@@ -36,9 +36,16 @@ struct OrderLineRow {
   friend bool operator==(const OrderLineRow&, const OrderLineRow&) = default;
 };
 
+// `change_time`: updated_at as an instant, as the database parsed it (ISO 8601 with Z or an offset,
+// or without one, in UTC; SQLite's `YYYY-MM-DD HH:MM:SS`), written in the contract's form
+// `YYYY-MM-DDTHH:MM:SS.SSSZ` so that text order is time order: what read positions compare. A value
+// that is no time (NULL, a number, other text) is `~` followed by it, after every time.
+inline constexpr char kNotATime = '~';
+
 struct OrderRow {
   std::string reference_id{};  // the key
-  std::string updated_at{};    // the change timestamp, as stored
+  std::string updated_at{};    // the change timestamp, as stored (for messages)
+  std::string change_time{};   // the same as an instant (above)
   Field cancel_requested{}, order_number{}, shipping_method{}, type{}, sales_channel{}, origin_platform_program{},
       gift_message{}, purchase_date{}, location_id{}, total_price{}, recipient_name{}, recipient_email{},
       recipient_phone{}, address1{}, address2{}, city{}, state{}, zip_code{}, country{}, company_name{}, tags{};
@@ -56,6 +63,7 @@ struct ReturnLineRow {
 struct ReturnRow {
   std::string reference_id{};
   std::string updated_at{};
+  std::string change_time{};
   Field fulfillment_center_id{}, fulfillment_center_name{}, original_shipment_id{}, tracking_number{}, tags{};
   std::vector<ReturnLineRow> lines{};
   std::string content_hash{};

@@ -15,8 +15,8 @@ struct Finding {
   std::string message;  // the reason, and for a warning or an error the fix
 };
 
-// The file, the source contract (tables or views and their columns; the `(updated_at, reference_id)`
-// index, a warning when missing), and the result tables: that they can be created (the prefix, no
+// The file, the source contract (tables or views and their columns; the change log, a warning when
+// tables lack it), and the result tables: that they can be created (the prefix, no
 // table of another owner in their way) or, when they exist, that their version is one this
 // fulfillsync writes (equal to it without merchant.manage_result_tables).
 std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config);

@@ -35,7 +35,18 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
+  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override;
+  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override;
+  std::int64_t count_without_result(SourceKind kind, std::string_view since) override;
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
+  bool has_change_log() override;
+  std::string change_log_end(SourceKind kind) override;
+  ChangedKeys changes_after(SourceKind kind, std::string_view after, std::size_t limit) override;
+  std::int64_t count_rows_changed_after(SourceKind kind, std::string_view after) override;
+  std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit) override;
+  // The change log of schema/merchant/change_log/, in one IMMEDIATE transaction: the shop
+  // application's writes wait for it (busy_timeout), then are logged.
+  bool install_change_log() override;
   std::vector<std::int64_t> watched_inventory_ids() override;
   void write_results(SourceKind kind, std::span<const SyncResult> results) override;
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;

@@ -1,0 +1,359 @@
+// Change detection that does not trust the merchant's clock, end to end (sync_fixture.hpp): the
+// change log finds rows whatever their updated_at says, `fulfillsyncd upgrade-source` adds it while
+// the shop writes. Tests write the updated_at values a stepped clock would produce; the machine's
+// clock is never changed.
+#include <atomic>
+
+#include "sync_fixture.hpp"
+
+namespace fulfillsync::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ChangeDetectionTest : public SyncFixture {
+ protected:
+  // The merchant's clock, moved by `offset` ("-10 minutes"), in `format` (strftime's).
+  std::string merchant_time(std::string_view offset, std::string_view format = "%Y-%m-%dT%H:%M:%fZ") {
+    SQLite::Statement query(*merchant, "SELECT strftime(?, 'now', ?)");
+    query.bind(1, std::string(format));
+    query.bind(2, std::string(offset));
+    query.executeStep();
+    return query.getColumn(0).getString();
+  }
+
+  // Orders `prefix`-0001.. written by a server whose clock is `offset` off.
+  void insert_orders_at(const std::string& prefix, int count, std::string_view offset) {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= count; ++i) insert_order(fmt::format("{}-{:04}", prefix, i), i, merchant_time(offset));
+    transaction.commit();
+  }
+
+  // A cancel written by a server whose clock is `offset` off.
+  void request_cancel_at(const std::string& reference, std::string_view offset) {
+    SQLite::Statement update(*merchant, "UPDATE fulfillsync_orders SET cancel_requested = 1, updated_at = ? "
+                                        "WHERE reference_id = ?");
+    update.bind(1, merchant_time(offset));
+    update.bind(2, reference);
+    ASSERT_EQ(update.exec(), 1);
+  }
+
+  // Orders the provider processed a cancel for, with how many times.
+  std::map<std::string, std::int64_t> cancelled_orders() {
+    auto processed = cancels_processed();
+    std::erase_if(processed, [](const auto& entry) { return entry.second == 0; });
+    return processed;
+  }
+
+  bool all_created(const std::string& prefix, int count) {
+    for (int i = 1; i <= count; ++i) {
+      if (!wait_for_result(fmt::format("{}-{:04}", prefix, i), "created", 20s)) return false;
+    }
+    return true;
+  }
+};
+
+// After an NTP correction or a restored snapshot, new orders and cancels carry updated_at values
+// behind the read position. Read by updated_at, none of them was ever seen.
+TEST_F(ChangeDetectionTest, AClockSteppedBackTenMinutesThenTwoHoursLosesNoOrderAndNoCancel) {
+  start_sandbox();
+  insert_orders("NOW", 20);
+  auto running = run_in_background();
+  ASSERT_TRUE(all_created("NOW", 20)) << running->stderr_text();
+
+  insert_orders_at("BACK10M", 10, "-10 minutes");
+  EXPECT_TRUE(all_created("BACK10M", 10)) << running->stderr_text();
+  request_cancel_at("NOW-0003", "-10 minutes");
+  request_cancel_at("BACK10M-0004", "-10 minutes");
+  EXPECT_TRUE(wait_for_result("NOW-0003", "cancelled", 20s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("BACK10M-0004", "cancelled", 20s)) << running->stderr_text();
+
+  insert_orders_at("BACK2H", 10, "-2 hours");
+  EXPECT_TRUE(all_created("BACK2H", 10)) << running->stderr_text();
+  request_cancel_at("NOW-0005", "-2 hours");
+  request_cancel_at("BACK2H-0006", "-2 hours");
+  EXPECT_TRUE(wait_for_result("NOW-0005", "cancelled", 20s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("BACK2H-0006", "cancelled", 20s)) << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("the merchant's clock stepped back", 5s)) << running->stderr_text();
+
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  EXPECT_EQ(creates().first, 40);
+  const auto processed = cancelled_orders();
+  for (const char* reference : {"NOW-0003", "BACK10M-0004", "NOW-0005", "BACK2H-0006"}) {
+    ASSERT_TRUE(processed.contains(reference)) << reference;
+    EXPECT_EQ(processed.at(reference), 1) << reference;
+  }
+  EXPECT_EQ(processed.size(), 4u);
+}
+
+// SQLite's CURRENT_TIMESTAMP form sorts before the contract's as text (' ' < 'T'); offsets and Z
+// mixed in one table.
+TEST_F(ChangeDetectionTest, NaiveOffsetAndZTimestampsMixedInOneTableAreAllRead) {
+  start_sandbox();
+  insert_orders("ISO", 3);
+  auto running = run_in_background();
+  ASSERT_TRUE(all_created("ISO", 3)) << running->stderr_text();
+
+  insert_order("NAIVE-0001", 1, merchant_time("+0 seconds", "%Y-%m-%d %H:%M:%S"));
+  insert_order("OFFSET-0001", 2, merchant_time("-2 hours", "%Y-%m-%dT%H:%M:%S-02:00"));
+  insert_order("Z-0001", 3, merchant_time("+0 seconds"));
+  insert_order("NAIVE-0002", 4, merchant_time("+0 seconds", "%Y-%m-%d %H:%M:%S"));
+  for (const char* reference : {"NAIVE-0001", "OFFSET-0001", "Z-0001", "NAIVE-0002"}) {
+    EXPECT_TRUE(wait_for_result(reference, "created", 20s)) << reference << '\n' << running->stderr_text();
+  }
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  EXPECT_EQ(creates().first, 7);
+}
+
+// A change made and reverted while nothing polled sends nothing: the content is what was sent.
+TEST_F(ChangeDetectionTest, AChangeMadeAndRevertedBetweenPollsSendsNothing) {
+  start_sandbox();
+  insert_orders("REV", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  execute("UPDATE fulfillsync_orders SET city = 'Dallas' WHERE reference_id = 'REV-0001'");
+  execute("UPDATE fulfillsync_orders SET city = 'Austin' WHERE reference_id = 'REV-0001'");
+  request_cancel("REV-0002");
+  execute("UPDATE fulfillsync_orders SET cancel_requested = 0 WHERE reference_id = 'REV-0002'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(creates().first, 2);
+  EXPECT_TRUE(cancelled_orders().empty());
+  EXPECT_EQ(result_column("note", "REV-0001"), "");
+  EXPECT_EQ(result_column("state", "REV-0002"), "created");
+}
+
+// 10,000 changes while the daemon is stopped: each sent once, and the handled log is pruned.
+TEST_F(ChangeDetectionTest, TenThousandChangesWhileStoppedAreSentOnceAndTheLogIsPruned) {
+  start_sandbox();
+  insert_orders("FIRST", 5);
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_changes"), 0);
+
+  // Half of them dated an hour behind what was read already.
+  {
+    SQLite::Transaction transaction(*merchant);
+    for (int i = 1; i <= 10000; ++i) {
+      insert_order(fmt::format("BULK-{:05}", i), i, i % 2 == 0 ? merchant_time("-1 hours") : "");
+    }
+    transaction.commit();
+  }
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(creates().first, 10005);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_order_sync WHERE state = 'created'"), 10005);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_changes"), 0);
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(creates().first, 10005);
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("Read fulfillsync_orders by the change log up to "));
+  EXPECT_THAT(status.stdout_text, HasSubstr("; 0 rows changed since, not read yet"));
+}
+
+// A database written by the schema without the change log: `upgrade-source` adds it while the shop
+// inserts orders, twice (the second changes nothing); then a stepped-back clock hides nothing.
+TEST_F(ChangeDetectionTest, UpgradeSourceWhileTheMerchantInsertsLosesNothing) {
+  start_sandbox();
+  drop_change_log();
+  insert_orders("OLD", 5);
+  ASSERT_EQ(once().exit_status, 0);
+
+  std::atomic<bool> stop = false;
+  std::atomic<int> inserted = 0;
+  std::thread shop([&] {
+    SQLite::Database db((dir / "merchant.db").string(), SQLite::OPEN_READWRITE);
+    db.setBusyTimeout(10000);
+    while (!stop) {
+      const int n = inserted + 1;
+      fulfillsync::testing::insert_order(db, fmt::format("LIVE-{:04}", n), n);
+      inserted = n;
+      std::this_thread::sleep_for(2ms);
+    }
+  });
+  while (inserted < 20) std::this_thread::sleep_for(5ms);
+  const auto first = daemon({"upgrade-source"});
+  const auto second = daemon({"upgrade-source"});
+  while (inserted < 60) std::this_thread::sleep_for(5ms);
+  stop = true;
+  shop.join();
+  ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
+  EXPECT_THAT(first.stdout_text, HasSubstr("change log added"));
+  ASSERT_EQ(second.exit_status, 0) << second.stderr_text;
+  EXPECT_THAT(second.stdout_text, HasSubstr("nothing to do"));
+
+  insert_orders_at("BACK", 5, "-2 hours");
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  insert_orders_at("LATER", 5, "-3 hours");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  const int live = inserted;
+  const auto orders = provider_orders();
+  for (int i = 1; i <= live; ++i) EXPECT_TRUE(orders.contains(fmt::format("LIVE-{:04}", i))) << i;
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_TRUE(orders.contains(fmt::format("BACK-{:04}", i))) << i;
+    EXPECT_TRUE(orders.contains(fmt::format("LATER-{:04}", i))) << i;
+  }
+  EXPECT_EQ(creates().first, 5 + live + 10);
+  EXPECT_EQ(static_cast<long>(orders.size()), 5 + live + 10);
+}
+
+// --dry-run shows what a start would take from the change log, stepped-back clock or not.
+TEST_F(ChangeDetectionTest, DryRunReadsTheChangeLog) {
+  start_sandbox();
+  insert_orders("SENT", 3);
+  ASSERT_EQ(once().exit_status, 0);
+  insert_orders_at("BACK", 2, "-1 hours");
+  const auto dry = daemon({"--dry-run", "once"});
+  EXPECT_EQ(dry.exit_status, 0) << dry.stderr_text;
+  EXPECT_THAT(dry.stdout_text, HasSubstr("2 orders would be created"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr("BACK-0001 would be created"));
+  EXPECT_EQ(creates().first, 3);
+}
+
+// A change that change detection drops (the fault, as a bug would) is found by the sweep and sent;
+// the find is logged as a defect. Without the sweep the order would never be created.
+TEST_F(ChangeDetectionTest, TheSweepFindsAChangeThatChangeDetectionDropped) {
+  start_sandbox();
+  write_config("", "", "  reconcile_interval: 2s\n");
+  insert_orders("SEEN", 3);
+  auto running = run_in_background("intake.drop_one_change");
+  ASSERT_TRUE(all_created("SEEN", 3)) << running->stderr_text();
+  insert_order("DROPPED-0001", 1);
+  ASSERT_TRUE(running->wait_for_stderr("its change dropped (fault intake.drop_one_change)", 10s))
+      << running->stderr_text();
+  insert_order("LATER-0001", 2);
+  ASSERT_TRUE(wait_for_result("LATER-0001", "created", 20s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("DROPPED-0001", "created", 20s)) << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("order DROPPED-0001: found by the reconciliation sweep", 5s))
+      << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("1 missed by change detection", 5s)) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  EXPECT_EQ(creates().first, 5);
+  EXPECT_EQ(provider_orders().count("DROPPED-0001"), 1u);
+}
+
+// status never says "nothing waiting" while a row the daemon should have taken has no result.
+TEST_F(ChangeDetectionTest, StatusDoesNotSayNothingWaitsWhileARowHasNoResult) {
+  start_sandbox();
+  insert_orders("SEEN", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  insert_order("DROPPED-0001", 1);
+  const auto dropped = once({"FULFILLSYNC_FAILPOINTS=intake.drop_one_change"});
+  ASSERT_EQ(dropped.exit_status, 0) << dropped.stderr_text;
+  ASSERT_EQ(result_column("state", "DROPPED-0001"), "(no row)");
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 0) << status.stderr_text;
+  EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("Nothing waiting to be sent")));
+  EXPECT_THAT(status.stdout_text, HasSubstr("but 1 source rows changed since the starting point have no result yet"));
+}
+
+// A shop whose own tables are mapped with views (schema/merchant/README.md): no change log, so rows
+// are read by updated_at, which here is the shop's `modified_at DEFAULT CURRENT_TIMESTAMP`.
+class ViewSourceTest : public ChangeDetectionTest {
+ protected:
+  void SetUp() override {
+    ChangeDetectionTest::SetUp();
+    drop_change_log();
+    for (const char* table : {"fulfillsync_order_lines", "fulfillsync_orders", "fulfillsync_return_lines",
+                              "fulfillsync_returns", "fulfillsync_watched_inventory"}) {
+      execute(fmt::format("DROP TABLE {}", table));
+    }
+    execute(R"sql(
+      CREATE TABLE shop_order (id INTEGER PRIMARY KEY, name TEXT NOT NULL, street TEXT NOT NULL,
+                               cancelled INTEGER NOT NULL DEFAULT 0,
+                               modified_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+      CREATE TABLE shop_order_item (order_id INTEGER, position INTEGER, sku TEXT, title TEXT, qty INTEGER);
+      CREATE TABLE shop_rma (rma TEXT PRIMARY KEY, warehouse INTEGER,
+                             modified_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+      CREATE TABLE shop_rma_item (rma TEXT, position INTEGER, inventory_id INTEGER, qty INTEGER, action TEXT);
+      CREATE VIEW fulfillsync_orders AS
+      SELECT 'SHOP-' || id AS reference_id, CAST(id AS TEXT) AS order_number, 'Standard' AS shipping_method,
+             'DTC' AS type, NULL AS sales_channel, NULL AS origin_platform_program, NULL AS gift_message,
+             NULL AS purchase_date, NULL AS location_id, NULL AS total_price, name AS recipient_name,
+             NULL AS recipient_email, NULL AS recipient_phone, street AS address1, NULL AS address2,
+             'Austin' AS city, 'TX' AS state, '78701' AS zip_code, 'US' AS country, NULL AS company_name,
+             NULL AS tags, cancelled AS cancel_requested, modified_at AS updated_at
+      FROM shop_order;
+      CREATE VIEW fulfillsync_order_lines AS
+      SELECT 'SHOP-' || order_id AS order_reference_id, position AS line_number, NULL AS product_id,
+             sku AS product_reference_id, title AS product_name, qty AS quantity, NULL AS external_line_id,
+             NULL AS unit_of_measure
+      FROM shop_order_item;
+      CREATE VIEW fulfillsync_returns AS
+      SELECT rma AS reference_id, warehouse AS fulfillment_center_id, NULL AS fulfillment_center_name,
+             NULL AS original_shipment_id, NULL AS tracking_number, NULL AS tags, modified_at AS updated_at
+      FROM shop_rma;
+      CREATE VIEW fulfillsync_return_lines AS
+      SELECT rma AS return_reference_id, position AS line_number, inventory_id, qty AS quantity,
+             action AS requested_action
+      FROM shop_rma_item;
+      CREATE VIEW fulfillsync_watched_inventory AS SELECT DISTINCT inventory_id FROM shop_rma_item;
+    )sql");
+  }
+
+  // Shop order `id`, its modified_at by the column's default unless given.
+  void insert_shop_order(int id, std::string_view modified_at = {}) {
+    SQLite::Transaction transaction(*merchant);
+    SQLite::Statement order(*merchant, modified_at.empty()
+                                           ? "INSERT INTO shop_order (id, name, street) VALUES (?1, ?2, ?3)"
+                                           : "INSERT INTO shop_order (id, name, street, modified_at) "
+                                             "VALUES (?1, ?2, ?3, ?4)");
+    order.bind(1, id);
+    order.bind(2, fmt::format("Customer {}", id));
+    order.bind(3, fmt::format("{} Main Street", id));
+    if (!modified_at.empty()) order.bind(4, std::string(modified_at));
+    order.exec();
+    SQLite::Statement item(*merchant, "INSERT INTO shop_order_item VALUES (?1, 1, 'TSHIRT-L', "
+                                      "'Organic Cotton T-Shirt L', 1)");
+    item.bind(1, id);
+    item.exec();
+    transaction.commit();
+  }
+};
+
+// A first start without sync.orders_since pushes what changes from then on. Compared as text,
+// `2026-11-25 10:00:01` sorts before the starting point `2026-11-25T10:00:00.500Z`: nothing was pushed.
+// Values in other forms mixed in are read in time order too; one that is no time is rejected with
+// its reason and holds nothing up.
+TEST_F(ViewSourceTest, AViewWhoseUpdatedAtIsCurrentTimestampIsReadAsInstants) {
+  start_sandbox();
+  std::string config = read_file(config_path);
+  const std::string since = "  orders_since: 2020-01-01T00:00:00Z\n";
+  config.erase(config.find(since), since.size());
+  write_file(config_path, config);
+  auto running = run_in_background();
+  ASSERT_TRUE(running->wait_for_stderr("first start: pushing source rows changed at or after", 20s))
+      << running->stderr_text();
+  std::this_thread::sleep_for(1100ms);  // CURRENT_TIMESTAMP has whole seconds
+
+  insert_shop_order(1);
+  insert_shop_order(2);
+  EXPECT_TRUE(wait_for_result("SHOP-1", "created", 20s)) << running->stderr_text();
+  EXPECT_TRUE(wait_for_result("SHOP-2", "created", 20s)) << running->stderr_text();
+  insert_shop_order(3, merchant_time("+0 seconds"));                            // Z
+  insert_shop_order(4, merchant_time("+2 hours", "%Y-%m-%dT%H:%M:%S+02:00"));  // an offset
+  insert_shop_order(5, "yesterday");
+  insert_shop_order(6);
+  for (const char* reference : {"SHOP-3", "SHOP-4", "SHOP-6"}) {
+    EXPECT_TRUE(wait_for_result(reference, "created", 20s)) << reference << '\n' << running->stderr_text();
+  }
+  EXPECT_TRUE(wait_for_result("SHOP-5", "rejected", 20s)) << running->stderr_text();
+  EXPECT_THAT(result_column("last_error", "SHOP-5"),
+              HasSubstr("fulfillsync_orders: updated_at is not a time, found 'yesterday'"));
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("updated_at is not a time, found 'yesterday'"));
+
+  // Corrected, it is taken.
+  execute("UPDATE shop_order SET modified_at = CURRENT_TIMESTAMP WHERE id = 5");
+  EXPECT_TRUE(wait_for_result("SHOP-5", "created", 20s)) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  EXPECT_EQ(creates().first, 6);
+}
+
+}  // namespace
+}  // namespace fulfillsync::testing
