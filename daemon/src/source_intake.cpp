@@ -323,7 +323,7 @@ template <typename Row>
 void SourceIntake<Row>::save_sequence() {
   // Stay before every held row, so that a restart reads it again.
   const std::string& position = held_before_.value_or(sequence_);
-  store_.save_cursor(sequence_name(), catching_up_ ? "catch-up " + position : position);
+  store_.save_cursor(sequence_name(), catching_up_ ? fmt::format("catch-up {}", position) : position);
 }
 
 template <typename Row>

@@ -188,7 +188,7 @@ class MerchantApplication {
 };
 
 // Samples the checkpoint store's cursors and fails when one moves backwards. The window of
-// pull_shipments only ever moves forward. A source cursor stays before the rows the daemon holds
+// pull_shipments and a change log position only ever move forward. A source cursor stays before the rows the daemon holds
 // back while an earlier version of theirs is in flight, and such a row can come from the look-back
 // read below the cursor: that cursor may step back, by at most the look-back.
 class CheckpointWatch {
@@ -208,6 +208,9 @@ class CheckpointWatch {
       if (job.starts_with("source:")) {
         EXPECT_GE(time_of_source(position) + kLookBack, time_of_source(previous->second))
             << job << " moved back from " << previous->second << " to " << position;
+      } else if (job.starts_with("changes:")) {
+        EXPECT_GE(sequence_of(position), sequence_of(previous->second))
+            << job << " moved back from " << previous->second << " to " << position;
       } else {
         EXPECT_GT(position, previous->second) << job << " moved back";
       }
@@ -219,6 +222,14 @@ class CheckpointWatch {
   int moves() const { return moves_; }
 
  private:
+  // A change log position is the log's sequence number, "catch-up " before it while rows changed
+  // before the log are still read by updated_at.
+  static long long sequence_of(std::string position) {
+    constexpr std::string_view kCatchUp = "catch-up ";
+    if (position.starts_with(kCatchUp)) position.erase(0, kCatchUp.size());
+    return position.empty() ? 0 : std::stoll(position);
+  }
+
   // A source cursor is "<length>:<updated_at><reference_id>".
   static timestamps::TimePoint time_of_source(const std::string& position) {
     const std::size_t colon = position.find(':');
