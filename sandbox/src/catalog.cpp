@@ -363,11 +363,8 @@ HttpResponse get_taxonomy(Call& call) {
   if (node == nullptr) return not_found(call, "Taxonomy " + std::string(call.params[0]));
   JsonWriter w;
   w.begin_object().field("id", node->id).field("name", node->name).field("path", node->path);
-  w.key("parent");
-  if (const TaxonomyNode* parent = find_taxonomy(node->parent)) {
-    w.begin_object().field("id", parent->id).field("name", parent->name).field("path", parent->path).end_object();
-  } else {
-    w.null();
+  if (const TaxonomyNode* parent = find_taxonomy(node->parent)) {  // the root has none (never null)
+    w.key("parent").begin_object().field("id", parent->id).field("name", parent->name).field("path", parent->path).end_object();
   }
   w.key("children").begin_array();
   const auto nodes = taxonomy_nodes();

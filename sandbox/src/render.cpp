@@ -48,6 +48,10 @@ void write_time(JsonWriter& w, std::string_view key, const std::optional<TimePoi
   }
 }
 
+void write_time_if_known(JsonWriter& w, std::string_view key, const std::optional<TimePoint>& when) {
+  if (when) w.field(key, iso(*when));
+}
+
 void write_channel(JsonWriter& w, const Channel& channel) {
   w.begin_object()
       .field("id", channel.id)
@@ -80,15 +84,15 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
       .field("reference_id", order.reference_id);
   if (version == Version::v2025_07) w.field("store_order_id", order.reference_id);
   w.field("created_date", iso(shipment.created));
-  write_time(w, "actual_fulfillment_date", shipment.actual_fulfillment_date);
+  write_time_if_known(w, "actual_fulfillment_date", shipment.actual_fulfillment_date);
   w.field("estimated_fulfillment_date", iso(shipment.estimated_fulfillment_date));
   w.field("estimated_fulfillment_date_status",
           shipment.stage == Stage::allocated ? "AwaitingInventoryAllocation"
           : stage_shipped(shipment.stage)    ? "FulfilledOnTime"
                                              : "PendingOnTime");
-  write_time(w, "delivery_date", shipment.delivery_date);
+  write_time_if_known(w, "delivery_date", shipment.delivery_date);
   w.field("last_update_at", iso(shipment.last_update_at));
-  write_time(w, "last_tracking_update_at", shipment.last_tracking_update_at);
+  write_time_if_known(w, "last_tracking_update_at", shipment.last_tracking_update_at);
   w.field("gift_message", order.gift_message.value_or(""));
   w.field("insurance_value", 0).field("invoice_amount", 0).field("invoice_currency_code", "USD");
   w.field("is_tracking_uploaded", shipment.is_tracking_uploaded);
@@ -107,7 +111,6 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
         .key("inventory_items")
         .begin_array()
         .begin_object()
-        .null_field("expiration_date")
         .field("id", line.inventory_id)
         .field("is_dangerous_goods", false)
         .field("lot", line.lot_number)
@@ -269,7 +272,7 @@ void write_return(JsonWriter& w, Store& store, const ReturnOrder& ret, ReturnFor
     w.end_array();
     if (detail) {
       w.field("sku", line.sku).key("lot_information").begin_object();
-      write_time(w, "expiration", line.lot_date);
+      write_time_if_known(w, "expiration", line.lot_date);
       w.field("minimumShelfLife", 0).field("number", line.lot_number).end_object();
     }
     w.end_object();
@@ -295,17 +298,17 @@ void write_return(JsonWriter& w, Store& store, const ReturnOrder& ret, ReturnFor
   }
   w.end_array();
   if (detail) {
-    write_time(w, "arrived_date", ret.arrived_date);
+    write_time_if_known(w, "arrived_date", ret.arrived_date);
     write_time(w, "awaiting_arrival_date", ret.insert_date);
-    write_time(w, "cancelled_date", ret.cancelled_date);
-    write_time(w, "processing_date", ret.processing_date);
+    write_time_if_known(w, "cancelled_date", ret.cancelled_date);
+    write_time_if_known(w, "processing_date", ret.processing_date);
     std::optional<std::string> shipment_tracking;
     if (ret.original_shipment_id) {
       if (const Shipment* shipment = store.find_shipment(*ret.original_shipment_id); shipment && has_tracking(*shipment)) {
         shipment_tracking = tracking_number(*shipment);
       }
     }
-    w.field("shipment_tracking_number", shipment_tracking);
+    if (shipment_tracking) w.field("shipment_tracking_number", *shipment_tracking);
     w.key("status_history").begin_array();
     for (const auto& [status, at] : ret.history) {
       w.begin_object().field("status", return_status_name(status)).field("timestamp", iso(at)).end_object();
@@ -468,7 +471,7 @@ void write_lot_levels(JsonWriter& w, Store& store, const InventoryItem& item) {
       if (lot.lot_date) lot_date = lot.lot_date;
     }
     w.begin_object().field("lot_number", number);
-    write_time(w, "lot_date", lot_date);
+    write_time_if_known(w, "lot_date", lot_date);
     w.field("awaiting_quantity", awaiting)
         .field("committed_quantity", committed)
         .field("fulfillable_quantity", fulfillable)

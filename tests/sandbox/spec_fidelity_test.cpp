@@ -196,6 +196,12 @@ TEST(SpecFidelity, FieldsNotMarkedNullableAreNeverNull) {
   expect_absent_or_not_null(order, "retailer_program_data");
   const simdjson::dom::element shipment = order["shipments"].at(0);
   expect_absent_or_not_null(shipment, "tracking");  // before shipping
+  // "created_date, actual_fulfillment_date, estimated_fulfillment_date, delivery_date, last_update_at,
+  // last_tracking_update_at | date-time" and ShipmentProduct "`expiration_date` (date-time)": not null either.
+  for (const auto key : {"actual_fulfillment_date", "delivery_date", "last_tracking_update_at"}) {
+    expect_absent_or_not_null(shipment, key);
+  }
+  expect_absent_or_not_null(shipment["products"].at(0)["inventory_items"].at(0), "expiration_date");
   const std::string shipment_id = std::to_string(as_int(shipment["id"]));
 
   const auto marked = sandbox.call("POST", "/2026-01/shipment:batchUpdateTrackingUpload",
