@@ -50,6 +50,7 @@ class Description:
     def __init__(self, document):
         self.document = document
         self.checker = format_checker()
+        self.validators = {}
         self.operations = []  # (regex, literal length, path, method, operation)
         for path, item in document["paths"].items():
             regex = "^" + re.sub(r"\\\{[^}]*\\\}", "[^/:]+", re.escape(path)) + "$"
@@ -70,10 +71,12 @@ class Description:
 
     def validator(self, ref):
         # The description is the root resource, so local $refs resolve; its non-keyword members
-        # (openapi, info, paths, components) are ignored by JSON Schema.
-        schema = dict(self.document)
-        schema["$ref"] = ref
-        return jsonschema.Draft202012Validator(schema, format_checker=self.checker)
+        # (openapi, info, paths, components) are ignored by JSON Schema. One validator per schema.
+        if ref not in self.validators:
+            schema = dict(self.document)
+            schema["$ref"] = ref
+            self.validators[ref] = jsonschema.Draft202012Validator(schema, format_checker=self.checker)
+        return self.validators[ref]
 
     def resolve(self, node):
         while isinstance(node, dict) and "$ref" in node:
