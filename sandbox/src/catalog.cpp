@@ -11,26 +11,6 @@
 namespace fulfillsync::sandbox {
 namespace {
 
-struct TaxonomyNode {
-  int id;
-  int parent;
-  std::string_view name;
-  std::string_view path;
-};
-constexpr TaxonomyNode kTaxonomy[] = {
-    {1, 0, "All Products", "/"},          {10, 1, "Apparel", "/Apparel"},
-    {11, 10, "Shirts", "/Apparel/Shirts"}, {12, 10, "Bags", "/Apparel/Bags"},
-    {20, 1, "Food", "/Food"},             {21, 20, "Snacks", "/Food/Snacks"},
-    {30, 1, "Electronics", "/Electronics"}, {31, 30, "Batteries", "/Electronics/Batteries"},
-};
-
-const TaxonomyNode* find_taxonomy(std::int64_t id) {
-  for (const auto& node : kTaxonomy) {
-    if (node.id == id) return &node;
-  }
-  return nullptr;
-}
-
 Product* owned_product(Call& call) {
   const auto id = param_id(call, 0);
   if (!id) return nullptr;
@@ -89,10 +69,16 @@ void read_variant(Call& call, ObjectReader& r, Variant& variant, bool creating) 
   }
   if (auto dimension = r.object("dimension")) {
     ObjectReader d(*dimension, r.path("dimension"), validation);
-    if (auto v = d.number("length")) variant.length_in = *v;
-    if (auto v = d.number("width")) variant.width_in = *v;
-    if (auto v = d.number("height")) variant.height_in = *v;
+    // Stored in inches (what `dimension.unit` answers), converted from the unit sent.
+    const auto unit = d.string("unit").value_or("in");
+    const double per_unit = unit == "in" ? 1 : unit == "cm" ? 1 / 2.54 : unit == "mm" ? 1 / 25.4
+                            : unit == "ft" ? 12 : unit == "m" ? 100 / 2.54 : 0;
+    if (per_unit == 0) validation.add(d.path("unit"), "The dimension unit must be one of in, cm, mm, ft, m.");
+    if (auto v = d.number("length")) variant.length_in = *v * per_unit;
+    if (auto v = d.number("width")) variant.width_in = *v * per_unit;
+    if (auto v = d.number("height")) variant.height_in = *v * per_unit;
   }
+  if (auto digital = r.boolean("is_digital")) variant.is_digital = *digital;
   if (auto lot = r.object("lot_information")) {
     ObjectReader l(*lot, r.path("lot_information"), validation);
     if (auto v = l.boolean("is_lot")) variant.is_lot = *v;
@@ -321,6 +307,9 @@ HttpResponse patch_variants(Call& call) {
       }
       changed.updated_on = call.now;
       variant = std::move(changed);
+      if (auto item = call.store.inventory.find(variant.inventory_id); item != call.store.inventory.end()) {
+        describe_inventory_item(item->second, variant);
+      }
       updated.push_back(&variant);
       break;
     }
@@ -361,9 +350,9 @@ HttpResponse get_packaging_requirements(Call& call) {
         .begin_object().field("id", 2).field("name", "Poly Mailer").end_object().end_array();
     w.key("applicable_taxonomy").begin_array().value(taxonomy).end_array().end_object();
   };
-  requirement(1, "Bubble Wrap", "Wrap each unit in bubble wrap.", "/Electronics");
-  requirement(2, "Poly Bag", "Seal each unit in a poly bag.", "/Apparel");
-  requirement(3, "Fragile Box", "Ship in a box with void fill; never a mailer.", "/Food");
+  requirement(1, packaging_requirement_name(1), "Wrap each unit in bubble wrap.", "/Electronics");
+  requirement(2, packaging_requirement_name(2), "Seal each unit in a poly bag.", "/Apparel");
+  requirement(3, packaging_requirement_name(3), "Ship in a box with void fill; never a mailer.", "/Food");
   w.end_array();
   return json_response(200, w.take());
 }
@@ -374,16 +363,14 @@ HttpResponse get_taxonomy(Call& call) {
   if (node == nullptr) return not_found(call, "Taxonomy " + std::string(call.params[0]));
   JsonWriter w;
   w.begin_object().field("id", node->id).field("name", node->name).field("path", node->path);
-  w.key("parent");
-  if (const TaxonomyNode* parent = find_taxonomy(node->parent)) {
-    w.begin_object().field("id", parent->id).field("name", parent->name).field("path", parent->path).end_object();
-  } else {
-    w.null();
+  if (const TaxonomyNode* parent = find_taxonomy(node->parent)) {  // the root has none (never null)
+    w.key("parent").begin_object().field("id", parent->id).field("name", parent->name).field("path", parent->path).end_object();
   }
   w.key("children").begin_array();
-  for (const auto& child : kTaxonomy) {
+  const auto nodes = taxonomy_nodes();
+  for (const auto& child : nodes) {
     if (child.parent != node->id) continue;
-    const bool has_children = std::any_of(std::begin(kTaxonomy), std::end(kTaxonomy),
+    const bool has_children = std::any_of(nodes.begin(), nodes.end(),
                                           [&](const TaxonomyNode& n) { return n.parent == child.id; });
     w.begin_object().field("id", child.id).field("name", child.name).field("path", child.path)
         .field("has_children", has_children).end_object();

@@ -248,6 +248,11 @@ HttpResponse create_order(Call& call) {
     ObjectReader f(*financials, "financials", validation);
     if (f.number("total_price")) order.total_price = raw_number_text(call.request.body, {"financials", "total_price"});
   }
+  if (auto retailer = r.object("retailer_program_data")) {
+    // The spec types these three as date-times; anything else is refused rather than echoed.
+    ObjectReader data(*retailer, "retailer_program_data", validation);
+    for (const auto key : {"delivery_date", "doNotShipBeforeDate", "shipByDate"}) data.date_time(key);
+  }
   order.retailer_program_data_json = r.raw("retailer_program_data", element_type::OBJECT);
   order.shipping_terms_json = r.raw("shipping_terms", element_type::OBJECT);
   validate_tags(r, validation);
@@ -484,7 +489,7 @@ HttpResponse batch_update_tracking_upload(Call& call) {
       shipment->is_tracking_uploaded = *flag;
       if (*flag) ++shipment->tracking_upload_marks;
       ++successful;
-      w.field("isSuccess", true).null_field("error");
+      w.field("isSuccess", true);  // `error` is an object: only failed items have one
     }
     w.end_object();
   }

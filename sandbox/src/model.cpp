@@ -1,6 +1,7 @@
 #include "fulfillsync/sandbox/model.hpp"
 
 #include <array>
+#include <strings.h>
 
 namespace fulfillsync::sandbox {
 namespace {
@@ -12,7 +13,57 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Scope::count)> k
     "returns_read",    "returns_write",  "webhooks_read",     "webhooks_write",     "openid",
     "offline_access"};
 
+constexpr TaxonomyNode kTaxonomy[] = {
+    {1, 0, "All Products", "/"},          {10, 1, "Apparel", "/Apparel"},
+    {11, 10, "Shirts", "/Apparel/Shirts"}, {12, 10, "Bags", "/Apparel/Bags"},
+    {20, 1, "Food", "/Food"},             {21, 20, "Snacks", "/Food/Snacks"},
+    {30, 1, "Electronics", "/Electronics"}, {31, 30, "Batteries", "/Electronics/Batteries"},
+};
+
+constexpr std::string_view kShipOptions[] = {"Standard", "Expedited", "2-Day", "Overnight"};
+
 }  // namespace
+
+const TaxonomyNode* find_taxonomy(std::int64_t id) {
+  for (const auto& node : kTaxonomy) {
+    if (node.id == id) return &node;
+  }
+  return nullptr;
+}
+
+std::span<const TaxonomyNode> taxonomy_nodes() { return kTaxonomy; }
+
+std::string_view packaging_requirement_name(int id) {
+  switch (id) {
+    case 1: return "Bubble Wrap";
+    case 2: return "Poly Bag";
+    case 3: return "Fragile Box";
+    default: return "None";
+  }
+}
+
+std::string_view ship_option_for(std::string_view shipping_method) {
+  for (auto option : kShipOptions) {
+    if (option.size() == shipping_method.size() &&
+        strncasecmp(option.data(), shipping_method.data(), option.size()) == 0) {
+      return option;
+    }
+  }
+  return "Standard";
+}
+
+void describe_inventory_item(InventoryItem& item, const Variant& variant) {
+  item.name = variant.name;
+  item.sku = variant.sku;
+  item.barcode = variant.upc.empty() ? variant.gtin : variant.upc;
+  item.is_lot = variant.is_lot;
+  item.is_active = variant.status == "Active";
+  item.is_digital = variant.is_digital;
+  item.weight_oz = variant.weight_oz;
+  item.length_in = variant.length_in;
+  item.width_in = variant.width_in;
+  item.height_in = variant.height_in;
+}
 
 std::optional<Version> parse_version(std::string_view text) {
   if (text == "2025-07") return Version::v2025_07;

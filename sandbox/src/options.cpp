@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <unistd.h>
 #include <string_view>
 
 #include "fulfillsync/common/version.hpp"
@@ -33,15 +34,18 @@ A stateful local emulator of the fulfillment provider's API (see sandbox/README.
   --read-timeout S       seconds a client has to send a whole request (default 30)
   --max-body BYTES       largest accepted request body (default 1048576)
   --log-level LEVEL      trace, debug, info, warn, error, off (default info)
+  --exchange-log FILE    append every request and its answer to FILE, one JSON line each
   -V, --version          show the version
   --help                 this text
 
 Environment: FULFILLSYNC_SANDBOX_TOKEN adds one token of the default merchant;
-FULFILLSYNC_SANDBOX_ADMIN_TOKEN is the admin token unless the command line gives one.
+FULFILLSYNC_SANDBOX_ADMIN_TOKEN is the admin token unless the command line gives one;
+FULFILLSYNC_SANDBOX_EXCHANGE_DIR=DIR logs exchanges to DIR/sandbox-PID.jsonl unless --exchange-log is given.
 )";
 
 constexpr const char* kTokenVariable = "FULFILLSYNC_SANDBOX_TOKEN";
 constexpr const char* kAdminTokenVariable = "FULFILLSYNC_SANDBOX_ADMIN_TOKEN";
+constexpr const char* kExchangeDirVariable = "FULFILLSYNC_SANDBOX_EXCHANGE_DIR";
 
 template <typename T>
 bool parse_number(std::string_view text, T& value) {
@@ -107,7 +111,7 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
     };
     const auto known = {"--listen", "--token", "--token-file", "--admin-token", "--admin-token-file", "--state",
                         "--seed", "--rate-limit", "--tls-cert", "--tls-key", "--fault-seed", "--faults",
-                        "--clock-speed", "--read-timeout", "--max-body", "--log-level"};
+                        "--clock-speed", "--read-timeout", "--max-body", "--log-level", "--exchange-log"};
     bool recognised = false;
     for (const auto* option : known) recognised = recognised || name == option;
     if (!recognised) return fail("unknown option '" + std::string(arg) + "'");
@@ -171,11 +175,18 @@ std::optional<SandboxOptions> parse_command_line(int argc, char** argv, std::str
       }
     } else if (name == "--log-level") {
       options.log_level = std::string(*text);
+    } else if (name == "--exchange-log") {
+      options.exchange_log = std::string(*text);
     }
   }
   if (!listen_given) return fail("--listen HOST:PORT is required");
   if (auto token = environment(kTokenVariable)) options.tokens.push_back(std::move(*token));
   if (!options.admin_token) options.admin_token = environment(kAdminTokenVariable);
+  if (!options.exchange_log) {
+    if (auto dir = environment(kExchangeDirVariable)) {
+      options.exchange_log = *dir + "/sandbox-" + std::to_string(getpid()) + ".jsonl";
+    }
+  }
   if (options.tls_cert.has_value() != options.tls_key.has_value()) {
     return fail("--tls-cert and --tls-key go together");
   }

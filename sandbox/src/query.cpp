@@ -185,4 +185,13 @@ std::optional<std::vector<std::int64_t>> Query::integer_list(std::string_view na
   return values;
 }
 
+std::optional<std::vector<std::int64_t>> Query::id_list(std::string_view name) const {
+  if (!get(name)) return std::nullopt;
+  std::vector<std::int64_t> values;
+  for (const auto& part : list(name)) {
+    if (const auto value = parse_int(part)) values.push_back(*value);
+  }
+  return values;
+}
+
 }  // namespace fulfillsync::sandbox

@@ -219,15 +219,14 @@ HttpResponse set_external_sync(Call& call) {
   for (Id id : ids) {
     if (owned_wro(call, id) == nullptr) return not_found(call, "Receiving order " + std::to_string(id));
   }
-  JsonWriter w;
-  w.begin_array();
   for (Id id : ids) {
     ReceivingOrder& wro = *owned_wro(call, id);
     wro.is_external_sync = *flag;
     wro.external_sync_timestamp = *flag ? std::optional<TimePoint>(call.now) : std::nullopt;
-    write_receiving_order(w, call.store, wro, call.version, false);
   }
-  w.end_array();
+  // "Response: a WRO": the first one named (all of them are flagged).
+  JsonWriter w;
+  write_receiving_order(w, call.store, *owned_wro(call, ids.front()), call.version, false);
   return json_response(200, w.take());
 }
 

@@ -48,6 +48,10 @@ void write_time(JsonWriter& w, std::string_view key, const std::optional<TimePoi
   }
 }
 
+void write_time_if_known(JsonWriter& w, std::string_view key, const std::optional<TimePoint>& when) {
+  if (when) w.field(key, iso(*when));
+}
+
 void write_channel(JsonWriter& w, const Channel& channel) {
   w.begin_object()
       .field("id", channel.id)
@@ -80,15 +84,15 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
       .field("reference_id", order.reference_id);
   if (version == Version::v2025_07) w.field("store_order_id", order.reference_id);
   w.field("created_date", iso(shipment.created));
-  write_time(w, "actual_fulfillment_date", shipment.actual_fulfillment_date);
+  write_time_if_known(w, "actual_fulfillment_date", shipment.actual_fulfillment_date);
   w.field("estimated_fulfillment_date", iso(shipment.estimated_fulfillment_date));
   w.field("estimated_fulfillment_date_status",
           shipment.stage == Stage::allocated ? "AwaitingInventoryAllocation"
           : stage_shipped(shipment.stage)    ? "FulfilledOnTime"
                                              : "PendingOnTime");
-  write_time(w, "delivery_date", shipment.delivery_date);
+  write_time_if_known(w, "delivery_date", shipment.delivery_date);
   w.field("last_update_at", iso(shipment.last_update_at));
-  write_time(w, "last_tracking_update_at", shipment.last_tracking_update_at);
+  write_time_if_known(w, "last_tracking_update_at", shipment.last_tracking_update_at);
   w.field("gift_message", order.gift_message.value_or(""));
   w.field("insurance_value", 0).field("invoice_amount", 0).field("invoice_currency_code", "USD");
   w.field("is_tracking_uploaded", shipment.is_tracking_uploaded);
@@ -107,7 +111,6 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
         .key("inventory_items")
         .begin_array()
         .begin_object()
-        .null_field("expiration_date")
         .field("id", line.inventory_id)
         .field("is_dangerous_goods", false)
         .field("lot", line.lot_number)
@@ -124,7 +127,7 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
   w.end_array();
   w.key("recipient");
   write_recipient_with_full_name(w, order);
-  w.field("require_signature", false).field("ship_option", order.shipping_method);
+  w.field("require_signature", false).field("ship_option", ship_option_for(order.shipping_method));
   w.field("status", stage_status(shipment.stage));
   w.key("status_details").begin_array();
   if (const auto detail = stage_detail_id(shipment.stage)) {
@@ -143,10 +146,10 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
         .end_object();
   }
   w.end_array();
-  w.key("tracking");
+  // Not null before shipping (the spec types it as an object): left out until there is tracking.
   if (has_tracking(shipment)) {
     const std::string number = tracking_number(shipment);
-    w.begin_object()
+    w.key("tracking").begin_object()
         .field("bol", "")
         .field("carrier", "USPS")
         .field("carrier_service", "Ground Advantage")
@@ -156,8 +159,6 @@ void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipm
         .field("tracking_number", number)
         .field("tracking_url", "https://tools.usps.com/go/TrackConfirmAction?tLabels=" + number)
         .end_object();
-  } else {
-    w.null();
   }
   w.end_object();
 }
@@ -188,24 +189,16 @@ void write_order(JsonWriter& w, Store& store, const Order& order, Version versio
     w.field("gtin", "").field("id", line.product_id).field("quantity", line.quantity);
     w.field("quantity_unit_of_measure_code", line.unit_of_measure.empty() ? "EA" : line.unit_of_measure);
     w.field("reference_id", line.reference_id).field("sku", line.sku);
-    w.key("unit_price");
-    if (line.unit_price) {
-      w.value(*line.unit_price);
-    } else {
-      w.null();
-    }
+    // A number, never null: left out when the order line did not carry a price.
+    if (line.unit_price) w.field("unit_price", *line.unit_price);
     w.field("upc", "").end_object();
   }
   w.end_array();
   write_time(w, "purchase_date", order.purchase_date);
   w.key("recipient").raw_value(order.recipient_json);
   w.field("reference_id", order.reference_id);
-  w.key("retailer_program_data");
-  if (order.retailer_program_data_json) {
-    w.raw_value(*order.retailer_program_data_json);
-  } else {
-    w.null();
-  }
+  // An object, never null: left out when the order was created without one.
+  if (order.retailer_program_data_json) w.key("retailer_program_data").raw_value(*order.retailer_program_data_json);
   w.key("shipments").begin_array();
   for (const auto& shipment : order.shipments) write_shipment(w, store, order, shipment, version);
   w.end_array();
@@ -279,7 +272,7 @@ void write_return(JsonWriter& w, Store& store, const ReturnOrder& ret, ReturnFor
     w.end_array();
     if (detail) {
       w.field("sku", line.sku).key("lot_information").begin_object();
-      write_time(w, "expiration", line.lot_date);
+      write_time_if_known(w, "expiration", line.lot_date);
       w.field("minimumShelfLife", 0).field("number", line.lot_number).end_object();
     }
     w.end_object();
@@ -305,17 +298,17 @@ void write_return(JsonWriter& w, Store& store, const ReturnOrder& ret, ReturnFor
   }
   w.end_array();
   if (detail) {
-    write_time(w, "arrived_date", ret.arrived_date);
+    write_time_if_known(w, "arrived_date", ret.arrived_date);
     write_time(w, "awaiting_arrival_date", ret.insert_date);
-    write_time(w, "cancelled_date", ret.cancelled_date);
-    write_time(w, "processing_date", ret.processing_date);
+    write_time_if_known(w, "cancelled_date", ret.cancelled_date);
+    write_time_if_known(w, "processing_date", ret.processing_date);
     std::optional<std::string> shipment_tracking;
     if (ret.original_shipment_id) {
       if (const Shipment* shipment = store.find_shipment(*ret.original_shipment_id); shipment && has_tracking(*shipment)) {
         shipment_tracking = tracking_number(*shipment);
       }
     }
-    w.field("shipment_tracking_number", shipment_tracking);
+    if (shipment_tracking) w.field("shipment_tracking_number", *shipment_tracking);
     w.key("status_history").begin_array();
     for (const auto& [status, at] : ret.history) {
       w.begin_object().field("status", return_status_name(status)).field("timestamp", iso(at)).end_object();
@@ -341,7 +334,7 @@ void write_variant(JsonWriter& w, const Variant& v, Version version, std::int64_
       .field("status", v.status)
       .field("created_on", iso(v.created_on))
       .field("updated_on", iso(v.updated_on))
-      .field("is_digital", false)
+      .field("is_digital", v.is_digital)
       .field("is_image_uploaded", false);
   w.key("additional_hazmat_attributes").begin_object()
       .field("charge_state_percentage", 0).field("container_metal", false).field("container_type", "")
@@ -397,7 +390,7 @@ void write_variant(JsonWriter& w, const Variant& v, Version version, std::int64_
   w.key("merge_children").begin_array().end_array();
   w.key("packaging_material_type").begin_object().field("id", 1).field("name", "Box").end_object();
   w.key("packaging_requirement").begin_object().field("id", v.packaging_requirement_id)
-      .field("name", v.packaging_requirement_id == 0 ? "None" : "Bubble Wrap").end_object();
+      .field("name", packaging_requirement_name(v.packaging_requirement_id)).end_object();
   w.key("return_preferences").begin_object().field("instructions", "")
       .key("primary_action").begin_object().field("id", 1).field("name", "Restock").end_object()
       .key("backup_action").begin_object().field("id", 2).field("name", "Quarantine").end_object()
@@ -417,8 +410,14 @@ void write_product(JsonWriter& w, Store& store, const Product& product, Version 
       .field("user_id", product.merchant_id)
       .field("created_on", iso(product.created_on));
   write_time(w, "updated_on", product.updated_on);
-  w.key("taxonomy").begin_object().field("id", product.taxonomy_id).field("name", product.taxonomy_id ? "Apparel" : "Uncategorized")
-      .field("parent_id", 0).field("parent_name", "Root").field("path", product.taxonomy_id ? "/Apparel" : "/").end_object();
+  // The product's node of GET /taxonomy/{id} and its parent; id 0 is "not categorised".
+  const TaxonomyNode* node = find_taxonomy(product.taxonomy_id);
+  const TaxonomyNode* parent = node ? find_taxonomy(node->parent) : nullptr;
+  w.key("taxonomy").begin_object().field("id", product.taxonomy_id)
+      .field("name", node ? node->name : std::string_view("Uncategorized"))
+      .field("parent_id", parent ? parent->id : 0)
+      .field("parent_name", parent ? parent->name : std::string_view("Root"))
+      .field("path", node ? node->path : std::string_view("/")).end_object();
   w.key("variants").begin_array();
   for (const auto& variant : product.variants) write_variant(w, variant, version, on_hand_of(store, variant));
   w.end_array().end_object();
@@ -438,7 +437,7 @@ void write_inventory_item(JsonWriter& w, const InventoryItem& item) {
       .end_object();
   w.key("variant").begin_object()
       .key("hazmat").begin_object().field("is_hazmat", false).field("validated", true).end_object()
-      .field("is_active", true).field("is_bundle", false).field("is_digital", false).end_object();
+      .field("is_active", item.is_active).field("is_bundle", false).field("is_digital", item.is_digital).end_object();
   w.key("weight").begin_object().field("unit", "oz").field("value", item.weight_oz).end_object();
   w.end_object();
 }
@@ -472,7 +471,7 @@ void write_lot_levels(JsonWriter& w, Store& store, const InventoryItem& item) {
       if (lot.lot_date) lot_date = lot.lot_date;
     }
     w.begin_object().field("lot_number", number);
-    write_time(w, "lot_date", lot_date);
+    write_time_if_known(w, "lot_date", lot_date);
     w.field("awaiting_quantity", awaiting)
         .field("committed_quantity", committed)
         .field("fulfillable_quantity", fulfillable)

@@ -174,13 +174,13 @@ HttpResponse list_returns(Call& call) {
   Validation validation;
   const auto cursor = call.query.integer("Cursor", 1, 2147483647, validation).value_or(1);
   const auto limit = call.query.integer("Limit", 1, 250, validation).value_or(50);
-  const auto ids = call.query.integer_list("Ids", validation);
+  const auto ids = call.query.id_list("Ids");
   const auto references = call.query.list("ReferenceIds");
   const auto statuses = call.query.list("Status");
-  const auto centers = call.query.integer_list("FulfillmentCenterIds", validation);
+  const auto centers = call.query.id_list("FulfillmentCenterIds");
   const auto tracking = call.query.list("TrackingNumbers");
-  const auto shipments = call.query.integer_list("OriginalShipmentIds", validation);
-  const auto inventory = call.query.integer_list("InventoryIds", validation);
+  const auto shipments = call.query.id_list("OriginalShipmentIds");
+  const auto inventory = call.query.id_list("InventoryIds");
   const auto start = call.query.date_time("StartDate", validation);
   const auto end = call.query.date_time("EndDate", validation);
   const auto completed_start = call.query.date_time("CompletedStartDate", validation);

@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "fulfillsync/common/crypto.hpp"
+#include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/sandbox/handlers.hpp"
 
 namespace fulfillsync::sandbox {
@@ -40,6 +42,13 @@ Sandbox::Sandbox(SandboxOptions options)
   if (!rules) throw std::runtime_error("--faults: " + error);
   faults_.set(std::move(*rules), options_.faults, options_.fault_seed);
 
+  if (options_.exchange_log) {
+    const std::filesystem::path log(*options_.exchange_log);
+    std::error_code ignored;
+    if (log.has_parent_path()) std::filesystem::create_directories(log.parent_path(), ignored);
+    exchange_log_.open(log, std::ios::app);
+    if (!exchange_log_) throw std::runtime_error("--exchange-log: cannot open '" + log.string() + "'");
+  }
   if (options_.state_file) {
     journal_ = std::make_unique<Journal>(*options_.state_file);
     secret_ = journal_->secret();
@@ -95,7 +104,7 @@ void Sandbox::reset() {
 
 FaultDecision Sandbox::decide_fault(const HttpRequest& request) {
   const std::string_view path = request.path();
-  if (is_admin_path(path) || !faults_.active()) return {};
+  if (is_admin_path(path) || path == "/openapi.yaml" || !faults_.active()) return {};
   return faults_.decide(request.method, path);
 }
 
@@ -118,6 +127,22 @@ HttpResponse Sandbox::fault_response(const FaultDecision& decision, const HttpRe
                  request.path());
 }
 
+void Sandbox::record_exchange(const HttpRequest& request, const HttpResponse& response, const FaultDecision& fault) {
+  if (!exchange_log_.is_open()) return;
+  const char* delivered = fault.kind == FaultKind::drop_after  ? "drop_after"
+                          : fault.kind == FaultKind::truncated ? "truncated"
+                          : fault.kind == FaultKind::malformed ? "malformed"
+                          : fault.kind == FaultKind::status    ? "injected_status"
+                                                               : "none";
+  json::JsonWriter w;
+  w.begin_object().field("method", request.method).field("target", request.target).field("status", response.status)
+      .field("content_type", response.content_type).field("fault", delivered).key("headers").begin_object();
+  for (const auto& [name, value] : response.headers) w.field(name, value);
+  w.end_object().field("body", response.body).end_object();
+  // One line per exchange, flushed so a killed sandbox leaves whole lines behind.
+  exchange_log_ << w.take() << '\n' << std::flush;
+}
+
 HttpResponse Sandbox::handle(const HttpRequest& request) {
   const TimePoint now = clock_.now();
   simulator_.advance(*store_, now);
@@ -132,6 +157,19 @@ HttpResponse Sandbox::handle(const HttpRequest& request) {
     HttpResponse response = handle_admin(*this, request);
     if (journal_ && response.status < 400 && admin_changes_state(request) && path != "/_sandbox/reset") {
       journal_->append({now, Principal{}, request});
+    }
+    return response;
+  }
+
+  if (path == "/openapi.yaml") {
+    // The API description is public: no token, not rate limited, never faulted.
+    HttpResponse response;
+    if (request.method == "GET") {
+      response.content_type = "application/yaml; charset=utf-8";
+      response.body = std::string(openapi_description());
+    } else {
+      response = problem(405, "Method not allowed.", path);
+      response.set_header("allow", "GET");
     }
     return response;
   }

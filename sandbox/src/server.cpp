@@ -150,6 +150,7 @@ asio::awaitable<void> serve_requests(Stream& stream, ServerContext& context) {
     response.set_header("date", timestamps::format_http_date(sandbox.clock().now()));
     spdlog::debug("{} {} -> {}{}", request.method, request.target, response.status,
                   fault.kind == FaultKind::none ? "" : " (fault injected)");
+    sandbox.record_exchange(request, response, fault);
     if (fault.kind == FaultKind::drop_after) {
       close_now(stream);
       co_return;

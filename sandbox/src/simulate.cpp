@@ -33,14 +33,12 @@ void read_steps(simdjson::dom::object object, std::string path, Validation& vali
   }
 }
 
-void write_step_chain(JsonWriter& w, const Simulation& simulation, std::size_t from) {
-  if (from >= simulation.steps.size()) {
-    w.null();
-    return;
-  }
-  w.begin_object().field("action", simulation.steps[from].action).field("delay", simulation.steps[from].delay_minutes);
-  w.key("next");
-  write_step_chain(w, simulation, from + 1);
+// `next` is an object, never null: it is left out after the last step.
+void write_next_steps(JsonWriter& w, const Simulation& simulation, std::size_t from) {
+  if (from >= simulation.steps.size()) return;
+  w.key("next").begin_object().field("action", simulation.steps[from].action)
+      .field("delay", simulation.steps[from].delay_minutes);
+  write_next_steps(w, simulation, from + 1);
   w.end_object();
 }
 
@@ -114,9 +112,8 @@ HttpResponse simulation_status(Call& call) {
       .begin_object()
       .field("action", simulation.steps[shown].action)
       .field("message", simulation.message)
-      .field("status", simulation.status)
-      .key("next");
-  write_step_chain(w, simulation, shown + 1);
+      .field("status", simulation.status);
+  write_next_steps(w, simulation, shown + 1);
   w.field("schedule_time", timestamps::format_iso8601(simulation.schedule_time)).end_object().end_object();
   return json_response(200, w.take());
 }

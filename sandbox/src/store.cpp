@@ -115,14 +115,7 @@ Product& Store::add_product(Product product) {
     InventoryItem item;
     item.id = next.inventory++;
     item.merchant_id = product.merchant_id;
-    item.name = variant.name;
-    item.sku = variant.sku;
-    item.barcode = variant.upc.empty() ? variant.gtin : variant.upc;
-    item.is_lot = variant.is_lot;
-    item.weight_oz = variant.weight_oz;
-    item.length_in = variant.length_in;
-    item.width_in = variant.width_in;
-    item.height_in = variant.height_in;
+    describe_inventory_item(item, variant);
     variant.inventory_id = item.id;
     for (auto& metadata : variant.channel_metadata) metadata.id = next.channel_metadata++;
     inventory.emplace(item.id, std::move(item));

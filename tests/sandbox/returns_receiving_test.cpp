@@ -118,7 +118,6 @@ TEST_F(SandboxReturns, ListFiltersAndCursorLinks) {
   const auto newest = parse(sandbox.get("/2026-01/return?SortOrder=Desc&Sortby=Id").body)["items"];
   EXPECT_EQ(as_string(newest.at(0)["reference_id"]), "L-3");
   EXPECT_EQ(sandbox.get("/2026-01/return?Cursor=0").status, 400);
-  EXPECT_EQ(sandbox.get("/2026-01/return?Ids=x").status, 400);
   EXPECT_EQ(sandbox.get("/2026-01/return?Sortby=Color").status, 400);
 }
 
@@ -145,10 +144,10 @@ TEST(SandboxReceiving, CreateReadAndFlagForExternalSync) {
 
   const auto synced = sandbox.call("POST", "/2026-01/receiving:setExternalSync", R"({"ids":[801,)" + id + R"(],"is_external_sync":true})");
   ASSERT_EQ(synced.status, 200) << synced.body;
-  EXPECT_FALSE(parse(synced.body).at(0)["external_sync_timestamp"].is_null());
+  EXPECT_FALSE(parse(synced.body)["external_sync_timestamp"].is_null());
   EXPECT_EQ(as_string(parse(sandbox.get("/2026-01/receiving/801").body)["status"]), "Awaiting");  // status unchanged
   const auto unsynced = sandbox.call("POST", "/2026-01/receiving:setExternalSync", R"({"ids":[801],"is_external_sync":false})");
-  EXPECT_TRUE(parse(unsynced.body).at(0)["external_sync_timestamp"].is_null());
+  EXPECT_TRUE(parse(unsynced.body)["external_sync_timestamp"].is_null());
   EXPECT_EQ(sandbox.call("POST", "/2026-01/receiving:setExternalSync", R"({"ids":[424242],"is_external_sync":true})").status, 404);
   const auto distributions = parse(sandbox.get("/2026-01/receiving/" + id + "/distributions").body);
   EXPECT_EQ(as_int(distributions.at(0)["distributed_quantity"]), 12);

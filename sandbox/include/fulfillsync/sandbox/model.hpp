@@ -3,6 +3,7 @@
 // per API version lives in render.hpp; their life cycle on the clock in simulation.hpp.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,6 +73,8 @@ struct InventoryItem {
   std::string name, sku, barcode;
   bool is_lot = false;
   bool is_case = false;
+  bool is_active = true;   // the variant's status is Active
+  bool is_digital = false;
   double weight_oz = 8;
   double length_in = 6, width_in = 4, height_in = 2;
   std::vector<LotLevel> lots;
@@ -98,10 +101,32 @@ struct Variant {
   double weight_oz = 8;
   double length_in = 6, width_in = 4, height_in = 2;
   bool is_lot = false;
+  bool is_digital = false;
   int minimum_shelf_life_days = 0;
   int packaging_requirement_id = 0;
   std::vector<ChannelMetadata> channel_metadata;
 };
+
+// An inventory item describes its variant: name, sku, barcode, lot tracking, measures, status.
+// Called when the variant is created and whenever it changes, so the two never disagree.
+void describe_inventory_item(InventoryItem& item, const Variant& variant);
+
+// The product taxonomy (GET /taxonomy/{id}; a product's `taxonomy` is its node and the parent).
+struct TaxonomyNode {
+  int id;
+  int parent;
+  std::string_view name;
+  std::string_view path;
+};
+const TaxonomyNode* find_taxonomy(std::int64_t id);
+std::span<const TaxonomyNode> taxonomy_nodes();
+
+// Name of a packaging requirement id as GET /packaging-requirement lists it ("None" for 0).
+std::string_view packaging_requirement_name(int id);
+
+// The ship option an order's shipping_method maps to: a method naming one of the service's ship
+// options (case-insensitively) maps to it; any other gets a new mapping that defaults to Standard.
+std::string_view ship_option_for(std::string_view shipping_method);
 
 struct Product {
   Id id = 0;

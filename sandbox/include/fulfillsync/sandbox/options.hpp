@@ -24,6 +24,9 @@ struct SandboxOptions {
   int read_timeout_seconds = 30;            // a request must arrive whole within this
   std::size_t max_body_bytes = 1024 * 1024;
   std::string log_level = "info";
+  // Every exchange is appended here as one JSON line (--exchange-log FILE, else
+  // FULFILLSYNC_SANDBOX_EXCHANGE_DIR/sandbox-<pid>.jsonl), for contract checks of the answers.
+  std::optional<std::string> exchange_log;
 };
 
 // Parses argv (reading token files and the FULFILLSYNC_SANDBOX_* token variables); on error,

@@ -32,7 +32,11 @@ class Query {
   std::optional<timestamps::TimePoint> date_time(std::string_view name, Validation& validation) const;
   // Comma-separated values; empty entries are skipped.
   std::vector<std::string> list(std::string_view name) const;
+  // Comma-separated integers (GET /order `IDs`); a value that is not one is refused (400).
   std::optional<std::vector<std::int64_t>> integer_list(std::string_view name, Validation& validation) const;
+  // A comma-separated id filter, typed as a string by the spec: absent gives nullopt; a value that
+  // is not a number is no id of anything, so it matches nothing rather than being refused.
+  std::optional<std::vector<std::int64_t>> id_list(std::string_view name) const;
 
  private:
   std::vector<std::pair<std::string, std::string>> items_;

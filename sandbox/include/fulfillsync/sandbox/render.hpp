@@ -7,7 +7,10 @@ namespace fulfillsync::sandbox {
 
 using json::JsonWriter;
 
+// A `date-time | null` member: null when unknown.
 void write_time(JsonWriter& w, std::string_view key, const std::optional<TimePoint>& when);
+// A `date-time` member the spec does not let be null: left out when unknown.
+void write_time_if_known(JsonWriter& w, std::string_view key, const std::optional<TimePoint>& when);
 void write_channel(JsonWriter& w, const Channel& channel);
 void write_order(JsonWriter& w, Store& store, const Order& order, Version version);
 void write_shipment(JsonWriter& w, Store& store, const Order& order, const Shipment& shipment, Version version);

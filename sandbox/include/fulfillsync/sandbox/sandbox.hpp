@@ -2,6 +2,7 @@
 // The emulated provider as one object the transport calls into: it decides faults, authenticates,
 // rate-limits, routes to the operation handlers and journals state changes. Single-threaded: the
 // server calls it from its one io_context thread.
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ class Sandbox {
   HttpResponse handle(const HttpRequest& request);
   // A fault's answer in place of processing (429 with production headers, 5xx problem details).
   HttpResponse fault_response(const FaultDecision& decision, const HttpRequest& request);
+  // Appends the exchange to the exchange log (SandboxOptions::exchange_log), if there is one, as
+  // it was answered: `fault` says whether the client got it whole (drop_after, truncated and
+  // malformed answers are marked so a contract check can exempt them).
+  void record_exchange(const HttpRequest& request, const HttpResponse& response, const FaultDecision& fault);
 
   // --- used by the handlers ---
   const SandboxOptions& options() const { return options_; }
@@ -67,8 +72,13 @@ class Sandbox {
   Stats stats_;
   Simulator simulator_;
   std::unique_ptr<Journal> journal_;
+  std::ofstream exchange_log_;
   simdjson::dom::parser parser_;
   std::string secret_;
 };
+
+// The OpenAPI 3.1 description of the API (sandbox/openapi/fulfillment-api.yaml), served without a
+// token at GET /openapi.yaml.
+std::string_view openapi_description();
 
 }  // namespace fulfillsync::sandbox

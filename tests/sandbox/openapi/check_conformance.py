@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Checks the sandbox's API description and the answers the test suites saw against it.
+
+1. The description (OpenAPI 3.1) must be valid against the OpenAPI 3.1 meta-schema.
+2. Each exchange a sandbox logged (FULFILLSYNC_SANDBOX_EXCHANGE_DIR/*.jsonl, one JSON object a
+   line: method, target, status, content_type, headers, body, fault) is checked against the
+   operation it answered: the status is documented, the body is valid against the schema, and the
+   documented required headers are present. Answers whose body was broken on purpose (truncated,
+   malformed) or never sent (drop_after) are exempt. Requests that name no operation of the
+   description (unknown paths, other methods, the admin and OAuth paths) are not API answers.
+
+Uses Debian's python3-jsonschema and python3-yaml only.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import re
+import sys
+
+import jsonschema
+import yaml
+
+VERSIONS = ("2025-07", "2026-01", "2026-07")
+EXEMPT_FAULTS = ("drop_after", "truncated", "malformed")
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+
+
+def format_checker():
+    checker = jsonschema.FormatChecker()
+
+    @checker.checks("date-time", raises=ValueError)
+    def is_date_time(value):
+        if not isinstance(value, str):
+            return True
+        if not re.match(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$", value):
+            raise ValueError("not an RFC 3339 date-time")
+        datetime.datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00"))
+        return True
+
+    return checker
+
+
+def pointer(*parts):
+    return "#/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+class Description:
+    def __init__(self, document):
+        self.document = document
+        self.checker = format_checker()
+        self.validators = {}
+        self.operations = []  # (regex, literal length, path, method, operation)
+        for path, item in document["paths"].items():
+            regex = "^" + re.sub(r"\\\{[^}]*\\\}", "[^/:]+", re.escape(path)) + "$"
+            literal = len(re.sub(r"\{[^}]*\}", "", path))
+            for method, operation in item.items():
+                if method in METHODS:
+                    self.operations.append((re.compile(regex), literal, path, method, operation))
+        self.operations.sort(key=lambda entry: -entry[1])
+
+    def count(self):
+        return len(self.operations)
+
+    def find(self, method, path):
+        for regex, _, template, op_method, operation in self.operations:
+            if op_method == method.lower() and regex.match(path):
+                return template, operation
+        return None, None
+
+    def validator(self, ref):
+        # The description is the root resource, so local $refs resolve; its non-keyword members
+        # (openapi, info, paths, components) are ignored by JSON Schema. One validator per schema.
+        if ref not in self.validators:
+            schema = dict(self.document)
+            schema["$ref"] = ref
+            self.validators[ref] = jsonschema.Draft202012Validator(schema, format_checker=self.checker)
+        return self.validators[ref]
+
+    def resolve(self, node):
+        while isinstance(node, dict) and "$ref" in node:
+            target = self.document
+            for part in node["$ref"][2:].split("/"):
+                target = target[part.replace("~1", "/").replace("~0", "~")]
+            node = target
+        return node
+
+
+def check_description(document, meta_schema_path):
+    with open(meta_schema_path, encoding="utf-8") as file:
+        meta = json.load(file)
+    errors = sorted(jsonschema.Draft202012Validator(meta).iter_errors(document), key=lambda e: list(e.path))
+    return ["description: %s: %s" % ("/".join(str(p) for p in error.path) or "(root)", error.message) for error in errors]
+
+
+def check_exchange(description, where, exchange, figures):
+    method, target, status = exchange["method"], exchange["target"], exchange["status"]
+    path = target.split("?", 1)[0]
+    parts = path.split("/", 2)
+    if len(parts) < 3 or parts[1] not in VERSIONS:
+        figures["not_api"] += 1
+        return []
+    version, rest = parts[1], "/" + parts[2]
+    template, operation = description.find(method, rest)
+    if operation is None or operation.get("x-since", "0") > version:
+        figures["not_api"] += 1
+        return []
+    if exchange.get("fault") in EXEMPT_FAULTS:
+        figures["exempt"] += 1
+        return []
+    figures["validated"] += 1
+    request = "%s %s" % (method, target)
+    answer = "%d %s" % (status, exchange["body"][:300])
+    op_pointer = ["paths", template, method.lower(), "responses"]
+    responses = operation.get("responses", {})
+    key = str(status) if str(status) in responses else ("default" if "default" in responses else None)
+    if key is None:
+        return ["%s: %s -> status %d is not documented for %s %s (%s)\n    answer: %s"
+                % (where, request, status, method, template, pointer(*op_pointer), answer)]
+    response = description.resolve(responses[key])
+    failures = []
+    headers = {name.lower(): value for name, value in exchange.get("headers", {}).items()}
+    for name, header in (response.get("headers") or {}).items():
+        if description.resolve(header).get("required") and name.lower() not in headers:
+            failures.append("%s: %s -> documented header %s is missing (%s)\n    answer: %s"
+                            % (where, request, name, pointer(*op_pointer, key, "headers", name), answer))
+    content = response.get("content") or {}
+    if not content:
+        return failures
+    media = exchange.get("content_type", "").split(";")[0].strip()
+    if media not in content:
+        media = next(iter(content))
+    try:
+        body = json.loads(exchange["body"])
+    except ValueError as error:
+        failures.append("%s: %s -> body is not JSON (%s)\n    answer: %s" % (where, request, error, answer))
+        return failures
+    base = responses[key].get("$ref") or pointer(*op_pointer, key)
+    schema_ref = base + pointer("content", media, "schema")[1:]
+    for error in description.validator(schema_ref).iter_errors(body):
+        failures.append("%s: %s -> %s: %s at %s (schema %s/%s)\n    answer: %s"
+                        % (where, request, status, error.message[:200], "/".join(str(p) for p in error.absolute_path) or "(body)",
+                           schema_ref, "/".join(str(p) for p in error.absolute_schema_path), answer))
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--description", required=True)
+    parser.add_argument("--meta-schema", required=True, help="the OpenAPI 3.1 meta-schema (JSON)")
+    parser.add_argument("--exchanges", help="directory of *.jsonl exchange logs")
+    parser.add_argument("--require-exchanges", action="store_true", help="fail when no exchange was logged")
+    args = parser.parse_args()
+
+    with open(args.description, encoding="utf-8") as file:
+        document = yaml.safe_load(file)
+    failures = check_description(document, args.meta_schema)
+    description = Description(document)
+    figures = {"validated": 0, "exempt": 0, "not_api": 0}
+    if args.exchanges:
+        for log in sorted(glob.glob(os.path.join(args.exchanges, "*.jsonl"))):
+            with open(log, encoding="utf-8", errors="replace") as file:
+                for number, line in enumerate(file, 1):
+                    if not line.strip():
+                        continue
+                    where = "%s:%d" % (os.path.basename(log), number)
+                    try:
+                        exchange = json.loads(line)
+                    except ValueError:
+                        failures.append("%s: not a JSON line (a sandbox killed mid-write?)" % where)
+                        continue
+                    failures.extend(check_exchange(description, where, exchange, figures))
+    answers_failed = len({f.split(" -> ", 1)[0] for f in failures if " -> " in f})
+    for failure in failures:
+        print("FAIL " + failure)
+    print("operations described: %d" % description.count())
+    print("answers validated: %d, failed: %d, exempt (truncated/malformed/dropped): %d, not API operations: %d"
+          % (figures["validated"], answers_failed, figures["exempt"], figures["not_api"]))
+    if args.require_exchanges and figures["validated"] == 0:
+        print("FAIL no exchange was validated: were the suites run with FULFILLSYNC_SANDBOX_EXCHANGE_DIR?")
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
