@@ -8,6 +8,10 @@
 //   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120, 60 under a sanitizer; the README
 //                                shows a longer run)
 //   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) are copied there
+//
+// A second mode (OlderStoreCopiesRestoredBetweenKills) also copies the checkpoint store now and then
+// while the daemon is down, and puts such an older copy back in its place between kills, as an
+// operator restoring a backup would: the promises are the same.
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
@@ -220,6 +224,8 @@ class CheckpointWatch {
   }
 
   int moves() const { return moves_; }
+  // The store was replaced by an older copy: its cursors are older, by design.
+  void forget() { last_.clear(); }
 
  private:
   // A change log position is the log's sequence number, "catch-up " before it while rows changed
@@ -291,10 +297,41 @@ class ChaosTest : public SyncFixture {
     return std::chrono::time_point_cast<std::chrono::system_clock::duration>(*parsed);
   }
 
+  // Between kills, in the mode that restores older copies of the store.
+  struct StoreCopies {
+    bool enabled = false;
+    bool have_copy = false;
+    int taken = 0;
+    int restored = 0;
+  };
+  void copy_or_restore_store(StoreCopies& copies, std::mt19937_64& random) {
+    if (!copies.enabled) return;
+    const std::filesystem::path store = dir / "checkpoint.db";
+    const std::filesystem::path copy = dir / "checkpoint-copy.db";
+    const auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(random) < p; };
+    if (copies.have_copy && chance(0.25)) {
+      for (const char* side : {"-wal", "-shm"}) std::filesystem::remove(store.string() + side);
+      std::filesystem::copy_file(copy, store, std::filesystem::copy_options::overwrite_existing);
+      ++copies.restored;
+    } else if (std::filesystem::exists(store) && (!copies.have_copy || chance(0.2))) {
+      std::filesystem::remove(copy);
+      SQLite::Database source(store.string(), SQLite::OPEN_READONLY);
+      source.backup(copy.c_str(), SQLite::Database::Save);
+      copies.have_copy = true;
+      ++copies.taken;
+    }
+  }
+
+  void run_chaos(bool restore_older_stores);
+
   std::map<std::string, long> totals_;
 };
 
-TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) {
+TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(false); }
+
+TEST_F(ChaosTest, OlderStoreCopiesRestoredBetweenKills) { run_chaos(true); }
+
+void ChaosTest::run_chaos(bool restore_older_stores) {
   const ChaosOptions options = chaos_options();
   const std::string replay = fmt::format("chaos seed {} (FULFILLSYNC_CHAOS_SEED={} replays its choices)", options.seed,
                                          options.seed);
@@ -320,6 +357,7 @@ TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts
   std::sort(sandbox_kills.begin(), sandbox_kills.end());
 
   int daemon_kills = 0, failpoint_deaths = 0, sandbox_restarts = 0, clock_jumps = 0;
+  StoreCopies copies{.enabled = restore_older_stores};
   while (std::chrono::steady_clock::now() < deadline && !HasFatalFailure()) {
     std::string failpoint;
     if (uniform(0, 1) < 0.25) {
@@ -352,6 +390,9 @@ TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts
     // The daemon is down: what the provider shows marked must be in the merchant database already.
     expect_no_mark_without_merchant_tracking();
     checkpoints.sample();
+    const int restored = copies.restored;
+    copy_or_restore_store(copies, random);
+    if (copies.restored != restored) checkpoints.forget();
   }
   shop.stop();
   const MerchantHistory& history = shop.history();
@@ -375,6 +416,11 @@ TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts
                            history.cancelled_later.size(), history.edited.size(), history.returns.size(), daemon_kills,
                            failpoint_deaths, sandbox_restarts, clock_jumps, checkpoints.moves(),
                            totals_["requests_total"], totals_["drop_after"], totals_["duplicates_refused"]);
+  if (restore_older_stores) {
+    std::cout << fmt::format("chaos: the checkpoint store copied {} times, an older copy restored {} times\n",
+                             copies.taken, copies.restored);
+    EXPECT_GT(copies.restored, 0) << "the run was too short to restore an older store";
+  }
   EXPECT_EQ(sandbox_restarts, kSandboxRestarts) << "the run was too short for every sandbox restart";
   EXPECT_GT(daemon_kills, 10);
 

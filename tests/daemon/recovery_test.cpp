@@ -244,6 +244,32 @@ TEST_F(RecoveryTest, ACorruptedStoreIsRecoveredWithRecoverStore) {
   expect_no_duplicate_create();
 }
 
+// An order cancelled at the provider by someone else (or by a send whose record a restored store lost)
+// is read before the merchant's cancel leaves, and recorded as cancelled without a second request.
+TEST_F(RecoveryTest, AnOrderAlreadyCancelledAtTheProviderIsNotCancelledAgain) {
+  start_sandbox();
+  insert_orders("ORD", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::string id = result_column("remote_id", "ORD-0002");
+  const auto channel = api_get("/channel");
+  const std::size_t at = channel.body.find("\"id\":");
+  ASSERT_NE(at, std::string::npos) << channel.body;
+  const std::string channel_id = std::to_string(std::stol(channel.body.substr(at + 5)));
+  const auto cancelled = http_request(
+      "127.0.0.1", sandbox->port(), "POST", fmt::format("/2026-07/order/{}:cancel", id),
+      {{"Authorization", std::string("Bearer ") + Sandbox::kToken}, {"service_channel_id", channel_id}});
+  ASSERT_EQ(cancelled.status, 200) << cancelled.body;
+
+  request_cancel("ORD-0002");
+  request_cancel("ORD-0003");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_orders_delivered("ORD", 3, {"ORD-0002", "ORD-0003"});
+  expect_cancelled_once({"ORD-0002", "ORD-0003"});
+  EXPECT_THAT(result.stderr_text, HasSubstr("ORD-0002: already cancelled at the provider"));
+}
+
 // `backup FILE` beside a running daemon: a consistent copy that a later start can use.
 TEST_F(RecoveryTest, BackupCopiesTheStoreBesideARunningDaemon) {
   start_sandbox();
