@@ -334,6 +334,9 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
                      remote.id);
       } else if (!withdraw_if_cancelled(entry)) {
         context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
+        // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
+        // version makes the refresh below build the row's body.
+        if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
         context_.metrics.count_items(name(), "retried");
         spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
                      text::printable(entry.source_key));
