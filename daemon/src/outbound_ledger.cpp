@@ -302,6 +302,17 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
              note);
 }
 
+void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND "
+                  "source_key = ?",
+                  kSqlNow));
+  update.bind(1, std::string(note));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  update.exec();
+}
+
 std::pair<long, std::string> OutboundLedger::size_and_newest() {
   SQLite::Statement& query = store_.prepared("SELECT count(*), coalesce(max(updated_at), '') FROM outbound_ledger");
   query.executeStep();

@@ -337,6 +337,7 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
         // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
         // version makes the refresh below build the row's body.
         if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
+        if (entry.note == kCreatedByAnEarlierSend) context_.ledger.set_note(kind_, entry.source_key, "");
         context_.metrics.count_items(name(), "retried");
         spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
                      text::printable(entry.source_key));
@@ -446,6 +447,8 @@ void CreatePushJob::record(const LedgerEntry& entry, const api::Outcome& outcome
     case OutcomeKind::duplicate_reference:
     case OutcomeKind::ambiguous:
       context_.ledger.mark_unknown(kind_, key, outcome.detail);
+      // Not this send's doing: the lookup will find what an earlier one created.
+      if (outcome.kind == OutcomeKind::duplicate_reference) context_.ledger.set_note(kind_, key, kCreatedByAnEarlierSend);
       context_.metrics.count_items(name(), "unknown");
       spdlog::info("{} {}: unclear whether it was created ({}); looking it up before any new send", noun(kind_),
                    text::printable(key), outcome.detail);

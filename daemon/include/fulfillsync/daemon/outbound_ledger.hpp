@@ -42,6 +42,12 @@ enum class LedgerKind { order_create, order_cancel, return_create };
 // earlier version, and the API cannot change an order or return it has created.
 inline constexpr std::string_view kChangedAfterSending =
     "changed at the merchant after it was sent to the provider; the API cannot apply the change";
+// The note on a create the provider refused as a duplicate reference and that a lookup then found:
+// another send made it, one this ledger does not remember (a store restored from an older copy, or
+// lost), so what the provider holds is the version that send carried.
+inline constexpr std::string_view kCreatedByAnEarlierSend =
+    "created at the provider by an earlier send this checkpoint store does not remember (restored or lost): the "
+    "provider has the version that send carried, which may be older than this row";
 enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
 
 std::string_view to_string(LedgerKind kind);
@@ -129,6 +135,9 @@ class OutboundLedger {
              std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
+
+  // Sets the note of an entry (see kCreatedByAnEarlierSend).
+  void set_note(LedgerKind kind, std::string_view source_key, std::string_view note);
 
   // Rows in `state` of `kind`, oldest change first, at most `limit`.
   std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
