@@ -9,10 +9,13 @@
 //      interval (target p99 under 1 s);
 //   5. recovery from a crash: `run` SIGKILLed in the middle of a 1,000-order backlog, then started
 //      again; the time from the restart to the last order created (target: the default
-//      request_timeout, 30 s, + 5 s: only the sends that were leaving wait for their lookup).
+//      request_timeout, 30 s, + 5 s: only the sends that were leaving wait for their lookup);
+//   6. recovery from a lost checkpoint store: `once` over N orders, the store deleted, `once` again;
+//      the calls and time the second run takes (target: no create, at most N / 250 + 10 calls).
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
-//                   [--latency-rate R] [--quick] [--only throughput|calls|memory|latency|restart]
+//                   [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--quick]
+//                   [--only throughput|calls|memory|latency|restart|rebuild]
 #include <signal.h>
 #include <unistd.h>
 
@@ -56,6 +59,8 @@ struct Options {
   long memory_cap_seconds = 20 * 60;
   long latency_seconds = 0;
   double latency_rate = 20;
+  long rebuild_orders = 10'000;
+  bool rebuild_with_pulls = false;
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
@@ -422,9 +427,40 @@ void run_restart(const Options& options, Report& report) {
              complete && last <= target);
 }
 
+void run_rebuild(const Options& options, Report& report) {
+  const long count = options.rebuild_orders;
+  fmt::print("\n== 6. a lost checkpoint store: `once` over {} orders, the store deleted, `once` again ==\n", count);
+  // The pulls would read every order again from the starting point as well (a page per 250): that
+  // is their own restart, shown by `--only rebuild --with-pulls`, not the rebuild's reconciliation.
+  WorldOptions jobs = tuned_jobs();
+  if (!options.rebuild_with_pulls) {
+    jobs.jobs += "    pull_shipments: {enabled: false}\n    pull_returns: {enabled: false}\n"
+                 "    mark_tracking: {mode: never}\n";
+  }
+  World world(options.bin_dir, jobs);
+  seed_timed(world, "LOST-", count);
+  world.start_sandbox();
+  const OnceRun first = push_once(world, count);
+  if (!check_complete(first, count, report)) return;
+  for (const char* file : {"checkpoint.db", "checkpoint.db-wal", "checkpoint.db-shm"}) fs::remove(world.dir() / file);
+  const OnceRun second = push_once(world, count);
+  const std::uint64_t requests = second.after.requests_total - second.before.requests_total;
+  fmt::print("after deleting the store of {} synced orders: {} API requests, {} creates, {:.2f} s (exit status {})\n",
+             count, requests, second.created(), second.seconds, second.exit_status);
+  for (const auto& [route, made] : second.after.requests_since(second.before)) fmt::print("  {:<28} {}\n", route, made);
+  world.print_logs();
+  const std::uint64_t target = static_cast<std::uint64_t>(count) / 250 + 10;
+  report.add(fmt::format("6. calls to recover a deleted store of {} synced orders{}", count,
+                         options.rebuild_with_pulls ? " (pulls on)" : ""),
+             fmt::format("{} calls, {} creates", requests, second.created()), fmt::format("<= {}, no create", target),
+             second.exit_status == 0 && second.created() == 0 && requests <= target);
+  report.add("6. time of that `once`", fmt::format("{:.2f} s", second.seconds), "-", std::nullopt);
+}
+
 constexpr const char* kUsage =
     "Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]\n"
-    "                  [--latency-rate R] [--quick] [--only throughput|calls|memory|latency|restart]\n"
+    "                  [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--quick]\n"
+    "                  [--only throughput|calls|memory|latency|restart|rebuild]\n"
     "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 (explicit options win)\n";
 
 std::optional<Options> parse_options(int argc, char** argv) {
@@ -443,9 +479,14 @@ std::optional<Options> parse_options(int argc, char** argv) {
     } else if (name == "--latency-rate") {
       options.latency_rate = std::atof(value.c_str());
       if (!(options.latency_rate > 0)) throw std::runtime_error("--latency-rate needs a positive number");
+    } else if (name == "--rebuild-orders") {
+      options.rebuild_orders = positive(name, value);
+    } else if (name == "--with-pulls") {
+      options.rebuild_with_pulls = value == "yes";
     } else if (name == "--only") {
-      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency" && value != "restart") {
-        throw std::runtime_error("--only takes throughput, calls, memory, latency or restart");
+      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency" && value != "restart" &&
+          value != "rebuild") {
+        throw std::runtime_error("--only takes throughput, calls, memory, latency, restart or rebuild");
       }
       options.only = value;
     } else {
@@ -469,5 +510,6 @@ int main(int argc, char** argv) {
                               {"calls", run_calls},
                               {"memory", run_memory},
                               {"latency", run_latency},
-                              {"restart", run_restart}});
+                              {"restart", run_restart},
+                              {"rebuild", run_rebuild}});
 }

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <sqlite3.h>
+
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
@@ -48,6 +50,9 @@ CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access acces
   try {
     db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_FULLMUTEX);
     db_->setBusyTimeout(5000);
+    // Damage shows here rather than as a failed write in the middle of a send.
+    const std::string integrity = db_->execAndGet("PRAGMA quick_check(1)").getString();
+    if (integrity != "ok") throw CheckpointStoreDamaged(damaged(integrity));
     db_->exec("PRAGMA journal_mode = WAL");
     // The ledger's in_flight mark must be on disk before a request leaves: FULL syncs every commit.
     db_->exec("PRAGMA synchronous = FULL");
@@ -57,8 +62,14 @@ CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access acces
   } catch (const sqlite::MigrationError& e) {
     throw CheckpointStoreError(e.what());
   } catch (const SQLite::Exception& e) {
+    const int code = e.getErrorCode() & 0xff;
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) throw CheckpointStoreDamaged(damaged(e.what()));
     throw CheckpointStoreError(fmt::format("checkpoint store {}: {}", path_.string(), e.what()));
   }
+}
+
+std::string CheckpointStore::damaged(std::string_view detail) const {
+  return fmt::format("checkpoint store {} is damaged ({})", path_.string(), detail);
 }
 
 void CheckpointStore::open_beside_daemon(Access access) {

@@ -17,6 +17,7 @@
 #include "fulfillsync/daemon/config_check.hpp"
 #include "fulfillsync/daemon/dry_run.hpp"
 #include "fulfillsync/daemon/failpoints.hpp"
+#include "fulfillsync/daemon/recover_store.hpp"
 #include "fulfillsync/daemon/resync.hpp"
 #include "fulfillsync/daemon/service.hpp"
 #include "fulfillsync/daemon/status_report.hpp"
@@ -81,6 +82,9 @@ int run(const CommandLine& line) {
     arm_failpoints_from_environment();
     service = std::make_unique<Service>(line.config_path, std::move(*config), line.log_level,
                                         line.command == Command::once ? Service::Mode::once : Service::Mode::run);
+  } catch (const CheckpointStoreDamaged& e) {
+    spdlog::critical("cannot start: {}", damaged_store_advice(e, line.config_path));
+    return exit_code::io_error;
   } catch (const std::exception& e) {
     spdlog::critical("cannot start: {}", e.what());
     return exit_code::unavailable;
@@ -194,6 +198,18 @@ int upgrade_source(const CommandLine& line) {
   return exit_code::ok;
 }
 
+int recover_store_command(const CommandLine& line) {
+  auto config = load_or_report(line, config::Secrets::check);
+  if (!config) return exit_code::config;
+  return recover_store(line, std::move(*config));
+}
+
+int backup_command(const CommandLine& line) {
+  auto config = load_or_report(line, config::Secrets::skip);
+  if (!config) return exit_code::config;
+  return backup_store(config->checkpoint.path, *line.backup_file);
+}
+
 // Each command: its name as typed, its usage, its lines in the main --help, and the rest of its own
 // --help (what it does, its options, its exit status when it has its own). A new command is a row
 // here, a Command and a case in main().
@@ -231,6 +247,7 @@ constexpr std::array kSubcommands = {
                "  65  done, but rows stay rejected or tracking marks are refused\n"
                "  69  the provider cannot be reached within api.retry, or a job failed api.retry.attempts\n"
                "      runs in a row\n"
+               "  74  the checkpoint store is damaged: run recover-store\n"
                "  75  stopped with work left, by SIGTERM/SIGINT or because the provider refused the\n"
                "      credentials; the next start resumes it\n"
                "  78  the provider refused the token, has no channel to create orders in, or its TLS\n"
@@ -318,6 +335,27 @@ constexpr std::array kSubcommands = {
                "browser, takes the callback on api.oauth.redirect_uri (or the callback address pasted on\n"
                "standard input), and keeps the tokens in the checkpoint store. The daemon then refreshes\n"
                "them itself.\n"},
+    Subcommand{Command::recover_store, "recover-store", "recover-store",
+               "  recover-store         for a damaged checkpoint store (exit 74), the daemon stopped: moves the\n"
+               "                        store aside, creates a fresh one, rebuilds it from the merchant's result\n"
+               "                        tables, checks what it adopted at the provider and prints it\n",
+               "For a checkpoint store that is damaged (run and once exit 74), with the daemon stopped: moves\n"
+               "the store and its -wal and -shm files aside as FILE.damaged-TIMESTAMP, creates a fresh store,\n"
+               "adopts every order and return the merchant's result tables record as created (no request is\n"
+               "sent for them), checks them at the provider in reads of 250 ids, writes the result rows and\n"
+               "prints what it adopted. Refused while a daemon holds the store.\n"
+               "\n"
+               "Exit status: 0 rebuilt; 69 the store is in use or cannot be created, or the provider cannot be\n"
+               "reached; 78 configuration error.\n"},
+    Subcommand{Command::backup, "backup", "backup FILE",
+               "  backup FILE           a consistent copy of the checkpoint store (SQLite's online backup),\n"
+               "                        beside a running daemon; prints the copy's ledger size and newest change\n",
+               "Copies the checkpoint store to FILE with SQLite's online backup: one consistent snapshot, taken\n"
+               "beside a running daemon, mode 0600 (it holds tokens). Prints what the copy holds: its ledger\n"
+               "entries, its newest transition and its schema version.\n"
+               "\n"
+               "Exit status: 0 copied; 69 the store cannot be read or FILE cannot be written; 78 configuration\n"
+               "error.\n"},
 };
 
 const Subcommand& subcommand(Command command) {
@@ -423,6 +461,8 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
     } else if (!arg.empty() && arg.front() == '-') {
       error = fmt::format("unknown option '{}'", arg);
       return std::nullopt;
+    } else if (command_seen && line.command == Command::backup && !line.backup_file) {
+      line.backup_file = arg;
     } else if (command_seen && line.command == Command::retry && !line.retry_reference) {
       line.retry_reference = arg;
     } else if (command_seen) {
@@ -439,6 +479,10 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
   }
   if (line.command == Command::retry && line.retry_reference.has_value() == line.retry_rejected) {
     error = "retry needs a REFERENCE_ID or --rejected";
+    return std::nullopt;
+  }
+  if (line.command == Command::backup && !line.backup_file) {
+    error = "backup needs a FILE to write the copy to";
     return std::nullopt;
   }
   if (line.command == Command::resync && !line.resync_since) {
@@ -485,6 +529,8 @@ std::string usage_text() {
       "      once: the provider cannot be reached within api.retry, or a job failed api.retry.attempts\n"
       "      runs in a row\n"
       "  70  internal error\n"
+      "  74  the checkpoint store is damaged: stop the daemon and run recover-store; systemd does not\n"
+      "      restart on it\n"
       "  75  once: stopped with work left, by SIGTERM/SIGINT or because the provider refused the\n"
       "      credentials; the next start resumes it\n"
       "  78  configuration error: check-config found one, or the provider refused the token, has no\n"
@@ -535,6 +581,8 @@ int main(int argc, char** argv) {
       case Command::resync: return resync_command(*line);
       case Command::auth_login: return login(*line);
       case Command::upgrade_source: return upgrade_source(*line);
+      case Command::recover_store: return recover_store_command(*line);
+      case Command::backup: return backup_command(*line);
     }
   } catch (const std::exception& e) {
     spdlog::critical("internal error: {}", e.what());

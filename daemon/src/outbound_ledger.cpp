@@ -260,10 +260,72 @@ std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState s
   return entries;
 }
 
+bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                         LedgerState state, std::optional<std::int64_t> remote_id, std::string_view remote_status,
+                         std::string_view error, std::string_view remote_created_at, std::string_view note) {
+  SQLite::Statement& upsert = store_.prepared(fmt::format(
+      "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, remote_status, last_error, "
+      "remote_created_at, note, result_pending, created_at, updated_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), nullif(?7, ''), nullif(?8, ''), nullif(?9, ''), 1, {0}, {0}) "
+      "ON CONFLICT (kind, source_key) DO UPDATE SET content_hash = excluded.content_hash, state = excluded.state, "
+      "remote_id = excluded.remote_id, remote_status = excluded.remote_status, last_error = excluded.last_error, "
+      "remote_created_at = excluded.remote_created_at, note = excluded.note, result_pending = 1, "
+      "updated_at = excluded.updated_at WHERE state NOT IN ('created', 'in_flight')",
+      kSqlNow));
+  upsert.bind(1, std::string(to_string(kind)));
+  upsert.bind(2, std::string(source_key));
+  upsert.bind(3, std::string(content_hash));
+  upsert.bind(4, std::string(to_string(state)));
+  if (remote_id) upsert.bind(5, *remote_id);
+  else upsert.bind(5);
+  upsert.bind(6, std::string(remote_status));
+  upsert.bind(7, std::string(error));
+  upsert.bind(8, std::string(remote_created_at));
+  upsert.bind(9, std::string(note));
+  return upsert.exec() == 1;
+}
+
+void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                                   std::string_view reason) {
+  const auto existing = find(kind, source_key);
+  FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
+                            existing->state == LedgerState::rejected,
+                        fmt::format("outbound ledger: {} {} cannot be looked up from {}", to_string(kind), source_key,
+                                    existing ? to_string(existing->state) : "nothing"));
+  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", "");
+}
+
+bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                           std::int64_t remote_id, std::string_view remote_status, std::string_view remote_created_at,
+                           std::string_view note) {
+  return put(kind, source_key, content_hash, LedgerState::created, remote_id, remote_status, "", remote_created_at,
+             note);
+}
+
+void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND "
+                  "source_key = ?",
+                  kSqlNow));
+  update.bind(1, std::string(note));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  update.exec();
+}
+
+std::pair<long, std::string> OutboundLedger::size_and_newest() {
+  SQLite::Statement& query = store_.prepared("SELECT count(*), coalesce(max(updated_at), '') FROM outbound_ledger");
+  query.executeStep();
+  std::pair<long, std::string> result{query.getColumn(0).getInt64(), query.getColumn(1).getString()};
+  query.reset();
+  return result;
+}
+
 std::vector<LedgerEntry> OutboundLedger::unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit) {
   SQLite::Statement& query = store_.prepared(fmt::format(
       "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = 'unknown' "
-      "AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) ORDER BY updated_at, source_key LIMIT ?",
+      "AND (updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) OR sent_at IS NULL) "
+      "ORDER BY updated_at, source_key LIMIT ?",
       kColumns));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, sql_modifier_ago(quiet));

@@ -27,6 +27,8 @@ namespace {
 
 // Reference ids per lookup: a URL of a few kilobytes with typical ids; far below the page limit (250).
 constexpr std::size_t kLookupChunk = 40;
+// Order ids per read before cancels leave: the provider's page limit.
+constexpr std::size_t kIdsPerRead = 250;
 // Chunks of entries waiting in the ledger before a create job stops reading its source table.
 constexpr int kQueuedChunks = 4;
 // How far ahead of the rate budget's pace a send's mark also covers the sends due next.
@@ -332,6 +334,10 @@ asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
                      remote.id);
       } else if (!withdraw_if_cancelled(entry)) {
         context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
+        // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
+        // version makes the refresh below build the row's body.
+        if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
+        if (entry.note == kCreatedByAnEarlierSend) context_.ledger.set_note(kind_, entry.source_key, "");
         context_.metrics.count_items(name(), "retried");
         spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
                      text::printable(entry.source_key));
@@ -441,6 +447,8 @@ void CreatePushJob::record(const LedgerEntry& entry, const api::Outcome& outcome
     case OutcomeKind::duplicate_reference:
     case OutcomeKind::ambiguous:
       context_.ledger.mark_unknown(kind_, key, outcome.detail);
+      // Not this send's doing: the lookup will find what an earlier one created.
+      if (outcome.kind == OutcomeKind::duplicate_reference) context_.ledger.set_note(kind_, key, kCreatedByAnEarlierSend);
       context_.metrics.count_items(name(), "unknown");
       spdlog::info("{} {}: unclear whether it was created ({}); looking it up before any new send", noun(kind_),
                    text::printable(key), outcome.detail);
@@ -500,6 +508,10 @@ asio::awaitable<JobRun> CancelPushJob::run() {
     }
     batch.commit();
   }
+  if (!keys.empty() && !co_await skip_already_cancelled(keys, order_ids, run)) {
+    context_.results.flush(merchant::SourceKind::orders, name());
+    co_return run;
+  }
   if (!keys.empty()) {
     failpoint("push_cancels.before_send");
     std::vector<api::ApiRequest> requests;
@@ -518,6 +530,42 @@ asio::awaitable<JobRun> CancelPushJob::run() {
   }
   context_.results.flush(merchant::SourceKind::orders, name());
   co_return run;
+}
+
+asio::awaitable<bool> CancelPushJob::skip_already_cancelled(std::vector<std::string>& keys,
+                                                            std::vector<std::int64_t>& order_ids, JobRun& run) {
+  std::map<std::int64_t, std::string> status_of;
+  for (std::size_t first = 0; first < order_ids.size(); first += kIdsPerRead) {
+    std::string ids;
+    for (std::size_t i = first; i < std::min(first + kIdsPerRead, order_ids.size()); ++i) {
+      ids += fmt::format("{}{}", ids.empty() ? "" : ",", order_ids[i]);
+    }
+    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
+    if (!found) co_return false;
+    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
+  }
+  auto& ledger = context_.ledger;
+  auto batch = ledger.batch();
+  std::vector<std::string> due_keys;
+  std::vector<std::int64_t> due_ids;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto status = status_of.find(order_ids[i]);
+    if (status == status_of.end() || status->second != "Cancelled") {
+      due_keys.push_back(keys[i]);
+      due_ids.push_back(order_ids[i]);
+      continue;
+    }
+    const auto cancel = ledger.find(LedgerKind::order_cancel, keys[i]);
+    ledger.adopt(LedgerKind::order_cancel, keys[i], cancel ? cancel->content_hash : "", order_ids[i], "Cancelled", "",
+                 "");
+    context_.metrics.count_items(name(), "adopted");
+    spdlog::info("order {}: already cancelled at the provider; the cancel is not sent again", text::printable(keys[i]));
+    ++run.settled;
+  }
+  batch.commit();
+  keys = std::move(due_keys);
+  order_ids = std::move(due_ids);
+  co_return true;
 }
 
 asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {

@@ -82,6 +82,9 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   }
   sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
   results_ = std::make_unique<ResultWriter>(*ledger_, *merchant_, *sync_metrics_);
+  // Before the intake reads the starting point: a lost or older store learns what was created.
+  rebuild_ = std::make_unique<StoreRebuild>(*merchant_, *checkpoint_, *ledger_);
+  rebuild_->adopt(config_.sync.orders_since);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
   const auto version = api::parse_api_version(config_.api.version);
   assert(version && "the loader accepts only known versions");
@@ -179,7 +182,7 @@ int Service::run() {
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
-  if (mode_ == Mode::once && !exit_code_) {
+  if (mode_ != Mode::run && !exit_code_) {
     end_once(exit_code::temporary_failure, "stopped by a signal before the work was done; the next start resumes it");
   }
   try {
@@ -201,7 +204,13 @@ asio::awaitable<void> Service::connect_to_provider() {
       note_waiting(std::nullopt);
       if (sync_metrics_->set_provider_reachable(true)) spdlog::info("the provider answers again");
       if (stopping_) co_return;
-      if (mode_ == Mode::once) {
+      const auto version = *api::parse_api_version(config_.api.version);
+      co_await rebuild_->check(*client_, version, stopping_);
+      if (stopping_) co_return;
+      if (mode_ == Mode::rebuild) {
+        end_rebuild();
+        asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      } else if (mode_ == Mode::once) {
         asio::co_spawn(io_, run_jobs_once(), asio::detached);
       } else {
         scheduler_->start();
@@ -210,7 +219,7 @@ asio::awaitable<void> Service::connect_to_provider() {
     }
     if (!selection.transient()) {
       // An operator has to act (the token, the channel, the certificate); systemd does not restart on 78.
-      if (mode_ == Mode::once) {
+      if (mode_ != Mode::run) {
         end_once(exit_code::config, "cannot start: " + selection.message);
       } else {
         spdlog::critical("cannot start: {}", selection.message);
@@ -221,7 +230,7 @@ asio::awaitable<void> Service::connect_to_provider() {
     }
     sync_metrics_->set_provider_reachable(false);
     note_waiting(fmt::format("the provider's first answer ({}); the jobs start once it answers", selection.message));
-    if (mode_ == Mode::once) {
+    if (mode_ != Mode::run) {
       // The client has tried as often as api.retry allows: a run that must end does not wait longer.
       end_once(exit_code::unavailable, provider_unreachable(selection.message));
       if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
@@ -288,6 +297,16 @@ asio::awaitable<void> Service::run_jobs_once() {
     }
   }
   if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+}
+
+void Service::end_rebuild() {
+  const bool written = results_->flush(merchant::SourceKind::orders, "recover-store", 1 << 30) &&
+                       results_->flush(merchant::SourceKind::returns, "recover-store", 1 << 30);
+  std::fputs((rebuild_->summary().describe() + '\n').c_str(), stdout);
+  std::fflush(stdout);
+  // Unwritten results are replayed by the next start; the ledger is what counts.
+  if (!written) spdlog::warn("some result rows could not be written; the next start writes them");
+  exit_code_ = exit_code::ok;
 }
 
 void Service::end_once(int code, const std::string& why) {

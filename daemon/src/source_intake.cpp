@@ -458,18 +458,18 @@ void SourceIntake<Row>::take(const Row& row) {
   if constexpr (std::is_same_v<Row, OrderRow>) {
     if (merchant::cancel_requested(row)) {
       const auto create = ledger_.find(kind, key);
-      const bool never_sent = !create || create->state == LedgerState::pending ||
-                              create->state == LedgerState::rejected || create->state == LedgerState::withdrawn;
-      if (never_sent) {
-        if (create && create->state == LedgerState::withdrawn) return;
-        ledger_.withdraw(kind, key, row.content_hash, kCancelledBeforeCreation);
-        metrics_.count_items(job, "withdrawn");
-        spdlog::info("order {}: {}", text::printable(key), kCancelledBeforeCreation);
-      } else {
-        // Sent or being sent: the cancel follows once the create is settled.
-        ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");
-        spdlog::debug("order {}: cancel queued", text::printable(key));
+      if (create && create->state == LedgerState::withdrawn) return;
+      if (!create || create->state == LedgerState::pending || create->state == LedgerState::rejected) {
+        // Not known here as created, which is not knowing it was never sent (a store restored from an
+        // older copy, or lost): the provider is asked by reference first. Found, it is adopted and
+        // the cancel below is sent; absent, both are withdrawn (CreatePushJob::reconcile).
+        ledger_.look_up_first(kind, key, row.content_hash, kCancelLooksUpCreate);
+        metrics_.count_items(job, "unknown");
+        spdlog::info("order {}: {}", text::printable(key), kCancelLooksUpCreate);
       }
+      // Sent, being sent or looked up: the cancel follows once the create is settled.
+      ledger_.offer(LedgerKind::order_cancel, key, row.content_hash, "");
+      spdlog::debug("order {}: cancel queued", text::printable(key));
       return;
     }
   }

@@ -124,7 +124,8 @@ TEST(CommandLineTest, EveryCommandOfTheHelpIsInTheReadme) {
     EXPECT_NE(readme.find("\n  " + command), std::string::npos) << "README's command list lacks '" << command << "'";
     ++commands;
   }
-  EXPECT_EQ(commands, 9);  // run, once, status, retry (twice), resync, check-config, auth login, upgrade-source
+  // run, once, status, retry (twice), resync, check-config, auth login, upgrade-source, recover-store, backup
+  EXPECT_EQ(commands, 11);
 }
 
 TEST(CommandLineTest, UpgradeSourceTakesNoArgument) {

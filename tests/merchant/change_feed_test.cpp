@@ -55,6 +55,9 @@ class CountingDatabase final : public MerchantDatabase {
   std::optional<SyncResult> read_result(SourceKind kind, std::string_view key) override {
     return db_.read_result(kind, key);
   }
+  std::vector<SyncResult> results_after(SourceKind kind, std::string_view after, std::size_t limit) override {
+    return db_.results_after(kind, after, limit);
+  }
   void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override {
     db_.write_shipments(orders, shipments);
   }

@@ -637,6 +637,21 @@ std::vector<SyncResult> SqliteMerchantDatabase::latest_results(SourceKind kind, 
   });
 }
 
+std::vector<SyncResult> SqliteMerchantDatabase::results_after(SourceKind kind, std::string_view after_reference_id,
+                                                              std::size_t limit) {
+  return guarded(path_, fmt::format("reading {}", result_table(kind)), [&] {
+    std::string columns(kResultColumns);
+    if (kind == SourceKind::orders) columns += kOrderOnlyResultColumns;
+    SQLite::Statement query(*db_, "SELECT " + columns + " FROM " + result_table(kind) +
+                                      " WHERE reference_id > ? ORDER BY reference_id LIMIT ?");
+    query.bind(1, std::string(after_reference_id));
+    query.bind(2, static_cast<int64_t>(limit));
+    std::vector<SyncResult> results;
+    while (query.executeStep()) results.push_back(read_result_row(query, kind));
+    return results;
+  });
+}
+
 std::optional<SyncResult> SqliteMerchantDatabase::read_result(SourceKind kind, std::string_view reference_id) {
   return guarded(path_, fmt::format("reading {}", result_table(kind)), [&]() -> std::optional<SyncResult> {
     std::string columns(kResultColumns);

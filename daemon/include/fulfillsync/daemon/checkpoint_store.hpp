@@ -29,6 +29,13 @@ class CheckpointStoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The store's file is damaged (PRAGMA quick_check fails, or SQLite finds it malformed or not a
+// database). Restarting does not mend it: `fulfillsyncd recover-store` does.
+class CheckpointStoreDamaged : public CheckpointStoreError {
+ public:
+  using CheckpointStoreError::CheckpointStoreError;
+};
+
 class CheckpointStore {
  public:
   enum class Access {
@@ -44,7 +51,7 @@ class CheckpointStore {
   };
 
   // Throws CheckpointStoreError, including for a store written by a newer fulfillsync or (exclusive)
-  // held by another running daemon.
+  // held by another running daemon; CheckpointStoreDamaged (exclusive) when its integrity check fails.
   explicit CheckpointStore(const std::filesystem::path& path, Access access = Access::exclusive);
   ~CheckpointStore();
   CheckpointStore(const CheckpointStore&) = delete;
@@ -67,6 +74,8 @@ class CheckpointStore {
  private:
   // alongside or read_only
   void open_beside_daemon(Access access);
+  // The message of CheckpointStoreDamaged.
+  std::string damaged(std::string_view detail) const;
 
   std::filesystem::path path_;
   int lock_fd_ = -1;

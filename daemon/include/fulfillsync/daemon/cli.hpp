@@ -19,13 +19,16 @@ inline constexpr int usage = 64;        // EX_USAGE
 inline constexpr int data_error = 65;   // EX_DATAERR: rows stay rejected, or tracking marks refused (once)
 inline constexpr int unavailable = 69;  // EX_UNAVAILABLE: a store or service could not be opened
 inline constexpr int software = 70;     // EX_SOFTWARE: an internal error
+inline constexpr int io_error = 74;     // EX_IOERR: the checkpoint store is damaged (recover-store)
 inline constexpr int temporary_failure = 75;  // EX_TEMPFAIL: work is left (once); try again later
 inline constexpr int config = 78;       // EX_CONFIG
 }  // namespace exit_code
 
 inline constexpr const char* kDefaultConfigPath = "/etc/fulfillsync/fulfillsync.yaml";
 
-enum class Command { run, once, status, retry, resync, check_config, auth_login, upgrade_source, help, version };
+enum class Command {
+  run, once, status, retry, resync, check_config, auth_login, upgrade_source, recover_store, backup, help, version
+};
 
 struct CommandLine {
   Command command = Command::run;
@@ -39,6 +42,7 @@ struct CommandLine {
   bool retry_rejected = false;                 // retry --rejected
   std::optional<std::string> resync_since;     // resync --since DATE (ISO 8601)
   std::optional<std::string> resync_job;       // resync --job NAME
+  std::optional<std::filesystem::path> backup_file;  // backup FILE
 };
 
 // Parses argv (without the program name). On a usage error returns nothing and sets `error`.

@@ -42,6 +42,12 @@ enum class LedgerKind { order_create, order_cancel, return_create };
 // earlier version, and the API cannot change an order or return it has created.
 inline constexpr std::string_view kChangedAfterSending =
     "changed at the merchant after it was sent to the provider; the API cannot apply the change";
+// The note on a create the provider refused as a duplicate reference and that a lookup then found:
+// another send made it, one this ledger does not remember (a store restored from an older copy, or
+// lost), so what the provider holds is the version that send carried.
+inline constexpr std::string_view kCreatedByAnEarlierSend =
+    "created at the provider by an earlier send this checkpoint store does not remember (restored or lost): the "
+    "provider has the version that send carried, which may be older than this row";
 enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
 
 std::string_view to_string(LedgerKind kind);
@@ -115,6 +121,24 @@ class OutboundLedger {
   void withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                 std::string_view reason);
 
+  // To be looked up at the provider by reference before anything is concluded: the row is unknown
+  // to the ledger, or pending or rejected by it, yet something says it may exist at the provider (an
+  // order cancelled at the merchant whose create this ledger never saw settle, e.g. after a restore
+  // of an older store). Creates the entry when there is none. Never sent by this ledger, it is due
+  // for its lookup at once (unclear() waits only for sends).
+  void look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                     std::string_view reason);
+  // Created at the provider as `remote_id`, known from the merchant's result table rather than from
+  // an answer (a lost or older store rebuilt): any state but created or in flight becomes created.
+  // Returns false when the entry was already created (or is in flight) and is left as it was.
+  bool adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::int64_t remote_id,
+             std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
+  // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
+  std::pair<long, std::string> size_and_newest();
+
+  // Sets the note of an entry (see kCreatedByAnEarlierSend).
+  void set_note(LedgerKind kind, std::string_view source_key, std::string_view note);
+
   // Rows in `state` of `kind`, oldest change first, at most `limit`.
   std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
   // Entries left unknown (sent without a clear answer, or interrupted) and unchanged for at least
@@ -148,6 +172,10 @@ class OutboundLedger {
   void transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
                   LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> remote_status,
                   std::optional<std::string_view> error, std::optional<std::string_view> remote_created_at = {});
+  // Inserts or overwrites an entry that is neither created nor in flight; false when it is one of those.
+  bool put(LedgerKind kind, std::string_view source_key, std::string_view content_hash, LedgerState state,
+           std::optional<std::int64_t> remote_id, std::string_view remote_status, std::string_view error,
+           std::string_view remote_created_at, std::string_view note);
   CheckpointStore& store_;
 };
 

@@ -115,6 +115,13 @@ class CancelPushJob final : public PushJob {
 
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
+  // Before cancels leave: the orders are read at the provider (GET /order?IDs=, up to 250 a
+  // request), and one already Cancelled there is recorded as cancelled without a request. A cancel is
+  // not idempotent for the provider's records, and a store restored from an older copy (or whose
+  // result rows lagged) queues cancels that were applied before. Removes those from `keys` and
+  // `order_ids`; false when the read failed (nothing is sent this run).
+  boost::asio::awaitable<bool> skip_already_cancelled(std::vector<std::string>& keys,
+                                                      std::vector<std::int64_t>& order_ids, JobRun& run);
   void record(const std::string& key, std::int64_t order_id, const api::Outcome& outcome, JobRun& run);
 };
 

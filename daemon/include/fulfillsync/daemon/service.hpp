@@ -26,6 +26,7 @@
 #include "fulfillsync/daemon/scheduler.hpp"
 #include "fulfillsync/daemon/sd_notify.hpp"
 #include "fulfillsync/daemon/source_intake.hpp"
+#include "fulfillsync/daemon/store_rebuild.hpp"
 #include "fulfillsync/daemon/sync_metrics.hpp"
 #include "fulfillsync/daemon/tracking_mark_ledger.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
@@ -37,6 +38,7 @@ class Service {
   enum class Mode {
     run,   // until a stop signal
     once,  // until every job has nothing left to do
+    rebuild,  // `recover-store`: rebuild the store from the result tables, check it, print what was adopted
   };
 
   // Opens the checkpoint store and the merchant database and starts serving metrics. Throws
@@ -73,6 +75,8 @@ class Service {
   // Notes in the checkpoint store what the jobs wait for (nothing: they run), for `status`.
   void note_waiting(const std::optional<std::string>& what);
   boost::asio::awaitable<void> run_jobs_once();
+  // Ends `recover-store` once the rebuild is checked: the results written, what was adopted printed.
+  void end_rebuild();
   // Ends `once`: prints the summary on stdout, `why` on the log, and sets the exit code.
   void end_once(int code, const std::string& why);
   boost::asio::awaitable<void> report_progress();
@@ -105,6 +109,7 @@ class Service {
   std::unique_ptr<TrackingMarkLedger> marks_;
   std::unique_ptr<SyncMetrics> sync_metrics_;
   std::unique_ptr<ResultWriter> results_;
+  std::unique_ptr<StoreRebuild> rebuild_;
   std::unique_ptr<SourceIntake<merchant::OrderRow>> order_intake_;
   std::unique_ptr<SourceIntake<merchant::ReturnRow>> return_intake_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -15,8 +15,9 @@
 // ledger, and offers the rows whose version the ledger lacks (a create never sent, a cancel never
 // queued, a change never seen). Each is logged at warn and counted: change detection missed it.
 //
-// Orders: a row that asks for a cancel withdraws its create when that was never sent, and queues a
-// cancel otherwise (sent once the create is settled). A changed version of a row being sent right
+// Orders: a row that asks for a cancel queues a cancel, sent once the create is settled; a create the
+// ledger does not know as created is first looked up at the provider by reference (withdrawn when
+// absent, adopted when found). A changed version of a row being sent right
 // now is held in memory and offered again each poll; the saved cursor stays before it, so a restart
 // reads it again.
 #include <map>
@@ -36,8 +37,12 @@
 
 namespace fulfillsync::daemon {
 
-// Why an order's create (and cancel) entries are withdrawn.
-inline constexpr const char* kCancelledBeforeCreation = "cancelled at the merchant before it was created: never sent";
+// Why an order's create (and cancel) entries are withdrawn: the provider, asked by reference, has no such order.
+inline constexpr const char* kCancelledBeforeCreation =
+    "cancelled at the merchant before it was created (not found at the provider): never sent";
+// Why a cancelled order's create is looked up before anything is concluded.
+inline constexpr const char* kCancelLooksUpCreate =
+    "cancelled at the merchant, and not known here as created: asking the provider by reference";
 
 // The cursors table's encoding of a source cursor.
 std::string encode_cursor(const merchant::ChangeCursor& cursor);

@@ -123,6 +123,10 @@ class MerchantDatabase {
   virtual std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) = 0;
   virtual std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) = 0;
   virtual std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) = 0;
+  // Every result row after `after_reference_id`, in reference_id order, at most `limit`: what a
+  // checkpoint store that was lost or restored from an older copy is rebuilt from.
+  virtual std::vector<SyncResult> results_after(SourceKind kind, std::string_view after_reference_id,
+                                                std::size_t limit) = 0;
 
   // --- What the pull jobs write (pulled_records.hpp). Each call is one transaction; writing the
   // same records again changes nothing, and a record older than the row's changes nothing.

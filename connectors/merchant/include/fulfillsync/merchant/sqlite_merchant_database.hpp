@@ -51,6 +51,8 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   void write_results(SourceKind kind, std::span<const SyncResult> results) override;
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;
   std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override;
+  std::vector<SyncResult> results_after(SourceKind kind, std::string_view after_reference_id,
+                                        std::size_t limit) override;
   std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) override;
   void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override;
   std::vector<TrackingToMark> tracking_to_mark(std::int64_t after_shipment_id, std::size_t limit,
