@@ -4,10 +4,6 @@
 // (job="fulfillsync", instance), holding the state it saw for an hour, and runs
 // `promtool test rules` on them: the alerts of that mode fire, and no other. The rules' annotations
 // are checked by monitoring/fulfillsync-alerts.test.yml; here only which alerts fire, with which labels.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <sstream>
@@ -27,21 +23,6 @@ constexpr int kMinutes = 60;
 const std::vector<std::string> kPullJobs = {"pull_shipments", "pull_returns", "pull_lots"};
 const std::vector<std::string> kAllJobs = {"push_orders",    "push_cancels", "push_returns", "pull_shipments",
                                            "mark_tracking", "pull_returns", "pull_lots"};
-
-std::uint16_t closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  std::uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -307,7 +288,7 @@ TEST_F(AlertScrapeTest, AHealthyDaemonFiresNoAlert) {
 // never-succeeded and unreachable alerts fire.
 TEST_F(AlertScrapeTest, AProviderUnreachableSinceTheStart) {
   start_sandbox_and_configure();
-  replace_in_config(sandbox->base_url(), fmt::format("http://127.0.0.1:{}", closed_port()));
+  replace_in_config(sandbox->base_url(), fmt::format("http://127.0.0.1:{}", unused_loopback_port()));
   insert_orders("DOWN", 2);
   ASSERT_NO_FATAL_FAILURE(start());
   ASSERT_TRUE(daemon_run->wait_for_stderr("fulfillsync_provider_reachable is 0", 20s)) << daemon_run->stderr_text();
@@ -348,7 +329,7 @@ TEST_F(AlertScrapeTest, ARestartWithTheProviderUnreachableKeepsTheLastSuccessAnd
     store.exec("UPDATE job_stats SET data_as_of = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 hours'), "
                "last_success_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 hours')");
   }
-  replace_in_config(sandbox->base_url(), fmt::format("http://127.0.0.1:{}", closed_port()));
+  replace_in_config(sandbox->base_url(), fmt::format("http://127.0.0.1:{}", unused_loopback_port()));
   ASSERT_NO_FATAL_FAILURE(start());
   ASSERT_TRUE(daemon_run->wait_for_stderr("fulfillsync_provider_reachable is 0", 20s)) << daemon_run->stderr_text();
   const auto [first, second] = scrape_twice();
@@ -451,7 +432,7 @@ TEST_F(AlertScrapeTest, ADaemonThatCannotStartIsDownAndNoTargetIsAbsent) {
   std::filesystem::remove(dir / "merchant.db-shm");
   daemon_run = run_in_background();
   EXPECT_EQ(daemon_run->wait_for_exit(30s), 69) << daemon_run->stderr_text();
-  metrics_port = closed_port();
+  metrics_port = unused_loopback_port();
   const Scrape down = Scrape::of(metrics_port);
   EXPECT_FALSE(down.up);
   expect_alerts(down, down, {{"FulfillsyncDown"}});

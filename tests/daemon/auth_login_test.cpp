@@ -1,10 +1,7 @@
 // OAuth end to end: `fulfillsyncd auth login` against the sandbox's authorization server, with the
 // test playing the browser; then the daemon running on the stored tokens, refreshing and rotating them.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <regex>
 #include <sstream>
@@ -21,18 +18,6 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t length = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 std::string html_unescape(std::string text) {
   for (const auto& [entity, plain] : std::vector<std::pair<std::string, std::string>>{
@@ -63,7 +48,7 @@ class AuthLoginTest : public ::testing::Test {
  protected:
   // Registers an OAuth app with `scopes` in the sandbox and writes a daemon configuration for it.
   void register_app(const std::string& scopes) {
-    callback_port = free_port();
+    callback_port = unused_loopback_port();
     const std::string redirect = "http://127.0.0.1:" + std::to_string(callback_port) + "/callback";
     const auto added = sandbox.admin("POST", "/_sandbox/oauth-clients",
                                      R"({"client_id":"fulfillsync-test","client_secret":")" +

@@ -2,11 +2,7 @@
 // merchant database, and evaluates the alert rules of monitoring/ as shipped (their `for:` cut to
 // nothing, so that the test need not wait minutes). The scrape config is monitoring/README.md's,
 // with Prometheus' default settings: the rules must work without honor_labels.
-#include <arpa/inet.h>
 #include <crypt.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <regex>
 
@@ -16,22 +12,6 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A loopback port free at the moment of asking: Prometheus cannot report a port it picked itself.
-std::uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    ::close(fd);
-    return 0;
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string url_encoded(std::string_view text) {
   std::string out;
@@ -87,7 +67,7 @@ class PrometheusTest : public SyncFixture {
                                        "  - job_name: fulfillsync\n"
                                        "    static_configs:\n"
                                        "      - targets: ['127.0.0.1:" + std::to_string(metrics_port) + "']\n");
-    port = free_port();
+    port = unused_loopback_port();
     if (port == 0) return nullptr;
     // Debian's package puts it there (scripts/bootstrap installs it).
     auto prometheus = std::make_unique<ChildProcess>(ChildProcess::Options{
@@ -230,7 +210,7 @@ TEST_F(PrometheusTest, ScrapesOverTlsWithBasicAuthAndRefusesWrongCredentials) {
                                          job("fulfillsync", "scrape-secret", "client") +
                                          job("wrong_password", "guess", "client") +
                                          job("wrong_certificate", "scrape-secret", "stranger"));
-  const std::uint16_t port = free_port();
+  const std::uint16_t port = unused_loopback_port();
   ASSERT_NE(port, 0);
   ChildProcess prometheus(ChildProcess::Options{
       .argv = {"/usr/bin/prometheus", "--config.file=" + file("prometheus.yml"),
@@ -294,7 +274,7 @@ TEST_F(PrometheusTest, FiresTheUnreachableAlertForADaemonThatNeverReachedTheProv
   ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
   std::string config = read_file(config_path);
   config.replace(config.find(sandbox->base_url()), sandbox->base_url().size(),
-                 fmt::format("http://127.0.0.1:{}", free_port()));
+                 fmt::format("http://127.0.0.1:{}", unused_loopback_port()));
   write_file(config_path, config);
   std::uint16_t metrics_port = 0;
   const auto running = start_daemon(metrics_port);

@@ -21,4 +21,9 @@ inline HttpResponse http_get(std::string_view host, std::uint16_t port, std::str
   return http_request(host, port, "GET", target);
 }
 
+// A loopback TCP port nothing listens on at the moment of asking (bound, read and let go): for a
+// server that cannot report a port it picked itself, or an address that refuses connections.
+// Throws std::runtime_error when no port can be had.
+std::uint16_t unused_loopback_port();
+
 }  // namespace fulfillsync::testing
