@@ -158,9 +158,23 @@ void SourceIntake<Row>::start_sequence() {
   by_sequence_ = db_.has_change_log();
   if (!by_sequence_) return;
   constexpr std::string_view kCatchUp = "catch-up ";
+  const std::string table = cursor_name().substr(cursor_name().find(':') + 1);
   if (const auto saved = store_.cursor(sequence_name())) {
     catching_up_ = saved->starts_with(kCatchUp);
     sequence_ = catching_up_ ? saved->substr(kCatchUp.size()) : *saved;
+    // (While catching up, the read by updated_at covers what the log forgot.)
+    if (catching_up_ || !db_.changes_forgotten_after(source_kind<Row>(), sequence_)) return;
+    // A store restored from an older copy: changes after its position were handled (by the store
+    // since replaced) and deleted from the log. What they were, the log cannot say; read the rows
+    // again by updated_at from the saved read position, as when the log was new. Rows whose version
+    // the ledger holds are recognised by their content and not sent again.
+    spdlog::warn("{}: the change log has deleted entries after position {}, which this checkpoint store saved: "
+                 "it is older than the store that handled them (restored from a backup?); reading the table "
+                 "again by updated_at from the saved read position, then by the change log",
+                 table, sequence_.empty() ? "0" : sequence_);
+    catching_up_ = true;
+    sequence_ = "";
+    save_sequence();
     return;
   }
   // A first start ever reads the log from its end (history is not pushed); a first start after the
@@ -169,8 +183,7 @@ void SourceIntake<Row>::start_sequence() {
   catching_up_ = true;
   sequence_ = store_.cursor(cursor_name()) ? "" : db_.change_log_end(source_kind<Row>());
   save_sequence();
-  spdlog::info("{}: reading by the change log from position {}", cursor_name().substr(cursor_name().find(':') + 1),
-               sequence_.empty() ? "0" : sequence_);
+  spdlog::info("{}: reading by the change log from position {}", table, sequence_.empty() ? "0" : sequence_);
 }
 
 template <typename Row>

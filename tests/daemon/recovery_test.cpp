@@ -108,6 +108,39 @@ TEST_F(RecoveryTest, ACancelAfterAnOlderBackupIsRestoredReachesTheProvider) {
   EXPECT_EQ(creates().first, 200);
 }
 
+// A cancel read from the change log, queued, and its entry deleted from the log, then lost with the
+// store before it was sent: the older copy put back saved a position below what the log deleted. The
+// daemon notices, reads the table again by updated_at, and the cancel goes out.
+TEST_F(RecoveryTest, ACancelQueuedByAStoreSinceReplacedByAnOlderCopyIsSent) {
+  start_sandbox();
+  insert_orders("ORD", 20);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  const std::string config = read_file(config_path);
+  const std::string cancels = "push_cancels: {interval: 50ms}";
+  std::string without_cancels = config;
+  without_cancels.replace(without_cancels.find(cancels), cancels.size(),
+                          "push_cancels: {interval: 50ms, enabled: false}");
+  write_file(config_path, without_cancels);
+  request_cancel("ORD-0005");
+  result = once();  // reads the cancel, queues it, deletes its log entry; sends nothing
+  ASSERT_EQ(cancels_processed()["ORD-0005"], 0) << result.stderr_text;
+  ASSERT_EQ(ledger_count("pending"), 1) << result.stderr_text;
+
+  write_file(config_path, config);
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("the change log has deleted entries after position"));
+
+  expect_orders_delivered("ORD", 20, {"ORD-0005"});
+  expect_cancelled_once({"ORD-0005"});
+  EXPECT_EQ(creates().first, 20);
+  expect_no_duplicate_create();
+}
+
 // A backup taken, then orders created, edited and cancelled after it, some synced before the store
 // is replaced by the backup and some only while the daemon runs again, with the merchant writing.
 TEST_F(RecoveryTest, AnOlderBackupRestoredWithOrdersCreatedEditedAndCancelledAfterIt) {

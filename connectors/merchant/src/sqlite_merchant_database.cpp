@@ -465,6 +465,7 @@ std::int64_t SqliteMerchantDatabase::count_changes_after(SourceKind kind, const 
 namespace {
 
 constexpr std::string_view kChangeLogTable = "fulfillsync_changes";
+constexpr std::string_view kChangeLogForgottenTable = "fulfillsync_changes_forgotten";
 
 std::string_view source_table(SourceKind kind) { return kind == SourceKind::orders ? kOrdersTable : kReturnsTable; }
 
@@ -547,7 +548,25 @@ std::int64_t SqliteMerchantDatabase::forget_changes_through(SourceKind kind, std
     remove.bind(1, std::string(source_table(kind)));
     remove.bind(2, static_cast<int64_t>(last));
     remove.bind(3, static_cast<int64_t>(limit));
-    return static_cast<std::int64_t>(remove.exec());
+    const int removed = remove.exec();
+    SQLite::Statement mark(*db_, fmt::format("INSERT INTO {} (source_table, through) VALUES (?1, ?2) ON CONFLICT "
+                                             "(source_table) DO UPDATE SET through = max(through, excluded.through)",
+                                             sql_name(kChangeLogForgottenTable)));
+    mark.bind(1, std::string(source_table(kind)));
+    mark.bind(2, static_cast<int64_t>(last));
+    mark.exec();
+    return static_cast<std::int64_t>(removed);
+  });
+}
+
+bool SqliteMerchantDatabase::changes_forgotten_after(SourceKind kind, std::string_view after) {
+  const std::int64_t position = parse_sequence(after);
+  return guarded(path_, fmt::format("reading {}", kChangeLogForgottenTable), [&] {
+    SQLite::Statement query(*db_, fmt::format("SELECT coalesce((SELECT through FROM {} WHERE source_table = ?1), 0)",
+                                              sql_name(kChangeLogForgottenTable)));
+    query.bind(1, std::string(source_table(kind)));
+    query.executeStep();
+    return query.getColumn(0).getInt64() > position;
   });
 }
 

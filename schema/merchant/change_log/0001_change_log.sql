@@ -54,3 +54,11 @@ END;
 CREATE TRIGGER IF NOT EXISTS fulfillsync_return_lines_log_delete AFTER DELETE ON fulfillsync_return_lines BEGIN
   INSERT INTO fulfillsync_changes (source_table, reference_id) VALUES ('fulfillsync_returns', OLD.return_reference_id);
 END;
+
+-- How far the daemon has deleted handled entries, per source table. A checkpoint store restored
+-- from an older copy saved a position below it: the log can no longer say what changed since, and
+-- the daemon reads those tables again by updated_at before it goes on by the log.
+CREATE TABLE IF NOT EXISTS fulfillsync_changes_forgotten (
+  source_table TEXT PRIMARY KEY,  -- 'fulfillsync_orders' or 'fulfillsync_returns'
+  through      INTEGER NOT NULL   -- the highest seq deleted
+);

@@ -110,7 +110,11 @@ class MerchantDatabase {
   // (e.g. the source tables are views).
   virtual bool install_change_log();
   // Deletes handled entries up to `through`, at most `limit` of them; returns how many. Keeps the log small.
+  // Notes in the database how far it has deleted, for changes_forgotten_after().
   virtual std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit);
+  // Whether entries after `after` have been deleted as handled: a position saved by a checkpoint store
+  // restored from an older copy, whose changes since the log can no longer tell.
+  virtual bool changes_forgotten_after(SourceKind kind, std::string_view after);
 
   // fulfillsync_watched_inventory: the inventory ids whose lot levels the merchant wants.
   virtual std::vector<std::int64_t> watched_inventory_ids() = 0;

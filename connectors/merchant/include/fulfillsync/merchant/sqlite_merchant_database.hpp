@@ -44,6 +44,7 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   ChangedKeys changes_after(SourceKind kind, std::string_view after, std::size_t limit) override;
   std::int64_t count_rows_changed_after(SourceKind kind, std::string_view after) override;
   std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit) override;
+  bool changes_forgotten_after(SourceKind kind, std::string_view after) override;
   // The change log of schema/merchant/change_log/, in one IMMEDIATE transaction: the shop
   // application's writes wait for it (busy_timeout), then are logged.
   bool install_change_log() override;
