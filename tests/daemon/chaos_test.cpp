@@ -192,9 +192,9 @@ class MerchantApplication {
 };
 
 // Samples the checkpoint store's cursors and fails when one moves backwards. The window of
-// pull_shipments and a change log position only ever move forward. A source cursor stays before the rows the daemon holds
-// back while an earlier version of theirs is in flight, and such a row can come from the look-back
-// read below the cursor: that cursor may step back, by at most the look-back.
+// pull_shipments and a change log position only ever move forward. A source cursor stays before the
+// rows the daemon holds back while an earlier version of theirs is in flight, and such a row can come
+// from the look-back read below the cursor: that cursor may step back, by at most the look-back.
 class CheckpointWatch {
  public:
   explicit CheckpointWatch(std::filesystem::path path) : path_(std::move(path)) {}
@@ -213,8 +213,12 @@ class CheckpointWatch {
         EXPECT_GE(time_of_source(position) + kLookBack, time_of_source(previous->second))
             << job << " moved back from " << previous->second << " to " << position;
       } else if (job.starts_with("changes:")) {
-        EXPECT_GE(sequence_of(position), sequence_of(previous->second))
-            << job << " moved back from " << previous->second << " to " << position;
+        // Back to a catch-up, a read by updated_at from the saved read position: a store restored
+        // from an older copy, whose changes the log has deleted since.
+        if (!position.starts_with(kCatchUp)) {
+          EXPECT_GE(sequence_of(position), sequence_of(previous->second))
+              << job << " moved back from " << previous->second << " to " << position;
+        }
       } else {
         EXPECT_GT(position, previous->second) << job << " moved back";
       }
@@ -230,8 +234,8 @@ class CheckpointWatch {
  private:
   // A change log position is the log's sequence number, "catch-up " before it while rows changed
   // before the log are still read by updated_at.
+  static constexpr std::string_view kCatchUp = "catch-up ";
   static long long sequence_of(std::string position) {
-    constexpr std::string_view kCatchUp = "catch-up ";
     if (position.starts_with(kCatchUp)) position.erase(0, kCatchUp.size());
     return position.empty() ? 0 : std::stoll(position);
   }
@@ -329,10 +333,9 @@ class ChaosTest : public SyncFixture {
 
 TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(false); }
 
-// Disabled since the change log: a restored store's log position can be older than the entries the
-// daemon has since pruned, and a cancel among those was seen neither by the log nor, in the run's
-// short lives, by the reconciliation sweep (a cancelled order left created). Run it with
-// --gtest_also_run_disabled_tests.
+// Disabled while it still fails in one way: after a restore, an order edited once its first version
+// was created can end with that version at the provider and no note in its result
+// (FULFILLSYNC_CHAOS_SEED=2527797427). Run it with --gtest_also_run_disabled_tests.
 TEST_F(ChaosTest, DISABLED_OlderStoreCopiesRestoredBetweenKills) { run_chaos(true); }
 
 void ChaosTest::run_chaos(bool restore_older_stores) {

@@ -42,7 +42,8 @@ class RecoveryTest : public SyncFixture {
   }
 
   // The merchant application at work while the daemon runs: `count` new orders in small
-  // transactions, then a cancel of one of them.
+  // transactions, then a cancel of one of them once the daemon has created it (cancelled before, it
+  // would rightly never be sent).
   void write_while_running(const std::string& prefix, int count, const std::string& cancel) {
     for (int i = 1; i <= count; ++i) {
       SQLite::Transaction transaction(*merchant);  // an order with its lines, as a shop commits it
@@ -50,6 +51,7 @@ class RecoveryTest : public SyncFixture {
       transaction.commit();
       if (i % 5 == 0) std::this_thread::sleep_for(30ms);
     }
+    ASSERT_TRUE(wait_for_result(cancel, "created", 60s)) << cancel << ": " << result_column_if_any("state", cancel);
     request_cancel(cancel);
   }
 
