@@ -1,3 +1,3 @@
-#include "fulfillsync/daemon/cli.hpp"
+#include "fulfillsync/daemon/cli/cli.hpp"
 
 int main(int argc, char** argv) { return fulfillsync::daemon::main(argc, argv); }

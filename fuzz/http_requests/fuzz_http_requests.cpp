@@ -9,7 +9,7 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "fulfillsync/daemon/http_request.hpp"
+#include "fulfillsync/daemon/service/http_request.hpp"
 
 namespace {
 

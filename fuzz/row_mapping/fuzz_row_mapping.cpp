@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "fulfillsync/api/models/encode.hpp"
-#include "fulfillsync/merchant/request_mapping.hpp"
+#include "fulfillsync/daemon/mapping/request_mapping.hpp"
 
 namespace {
 
@@ -144,7 +144,7 @@ void check_cancel_flag(const merchant::OrderRow& row, const std::vector<std::str
   if (flag.type == Field::Type::real) value = flag.real;
   if (flag.type == Field::Type::text && !flag.text.empty()) value = std::strtod(flag.text.c_str(), nullptr);
   if (value && *value != 0 && *value != 1) std::abort();
-  if (merchant::cancel_requested(row) != (value == 1.0)) std::abort();
+  if (daemon::cancel_requested(row) != (value == 1.0)) std::abort();
 }
 
 // The ledger recognises a row read again by its hash, which must ignore updated_at.
@@ -160,13 +160,13 @@ void check_hash(Row row) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const Rows rows = parse_rows(std::string_view(reinterpret_cast<const char*>(data), size));
   for (const merchant::OrderRow& row : rows.orders) {
-    const auto mapped = merchant::map_order(row);
+    const auto mapped = daemon::map_order(row);
     check_mapped(mapped);
     check_cancel_flag(row, mapped.problems);
     check_hash(row);
   }
   for (const merchant::ReturnRow& row : rows.returns) {
-    check_mapped(merchant::map_return(row));
+    check_mapped(daemon::map_return(row));
     check_hash(row);
   }
   return 0;

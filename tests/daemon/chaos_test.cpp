@@ -19,7 +19,7 @@
 #include <random>
 
 #include "fulfillsync/common/timestamps.hpp"
-#include "fulfillsync/daemon/failpoints.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
 #include "sync_fixture.hpp"
 
 namespace fulfillsync::testing {

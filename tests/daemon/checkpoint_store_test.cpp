@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/checkpoint_store.hpp"
+#include "fulfillsync/daemon/store/checkpoint_store.hpp"
 
 #include <sys/stat.h>
 

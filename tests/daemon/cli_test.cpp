@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/cli.hpp"
+#include "fulfillsync/daemon/cli/cli.hpp"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -14,11 +14,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "fulfillsync/daemon/checkpoint_store.hpp"
-#include "fulfillsync/daemon/daemon_record.hpp"
-#include "fulfillsync/daemon/job_stats.hpp"
-#include "fulfillsync/daemon/outbound_ledger.hpp"
-#include "fulfillsync/daemon/source_intake.hpp"
+#include "fulfillsync/daemon/push/source_intake.hpp"
+#include "fulfillsync/daemon/store/checkpoint_store.hpp"
+#include "fulfillsync/daemon/store/daemon_record.hpp"
+#include "fulfillsync/daemon/store/job_stats.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/testing/process.hpp"
 
 namespace fulfillsync::daemon {

@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/failure_backoff.hpp"
+#include "fulfillsync/daemon/job/failure_backoff.hpp"
 
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>

@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/outbound_ledger.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
 
 #include <chrono>
 #include <thread>

@@ -1,6 +1,6 @@
 // From the provider's models to the merchant's result records: the pull jobs' mapping, built from
 // model values directly so each field's way is visible.
-#include "fulfillsync/daemon/pulled_mapping.hpp"
+#include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

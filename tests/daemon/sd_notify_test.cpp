@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/sd_notify.hpp"
+#include "fulfillsync/daemon/service/sd_notify.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-#include "fulfillsync/daemon/tracking_mark_ledger.hpp"
+#include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>

@@ -1,11 +1,15 @@
 // The quick start's demo database loads, and yields the valid and invalid rows it promises.
 #include <gmock/gmock.h>
 
-#include "fulfillsync/merchant/request_mapping.hpp"
+#include "fulfillsync/daemon/mapping/request_mapping.hpp"
 #include "merchant_fixture.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
+
+using daemon::cancel_requested;
+using daemon::map_order;
+using daemon::map_return;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

@@ -1,4 +1,4 @@
-#include "fulfillsync/merchant/request_mapping.hpp"
+#include "fulfillsync/daemon/mapping/request_mapping.hpp"
 
 #include <cmath>
 #include <limits>
@@ -12,6 +12,10 @@
 
 namespace fulfillsync::merchant {
 namespace {
+
+using daemon::cancel_requested;
+using daemon::map_order;
+using daemon::map_return;
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
-#include "fulfillsync/merchant/request_mapping.hpp"
+#include "fulfillsync/daemon/mapping/request_mapping.hpp"
 #include "merchant_fixture.hpp"
 
 namespace fulfillsync::merchant {
@@ -751,8 +751,8 @@ TEST(ContractViews, TheDocumentedExampleReadsAndMaps) {
   const auto rows = db.read_orders(ReadRange{});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].updated_at, "2026-03-01T10:00:00.000Z");
-  EXPECT_TRUE(cancel_requested(rows[0]));
-  const auto mapped = map_order(rows[0]);
+  EXPECT_TRUE(daemon::cancel_requested(rows[0]));
+  const auto mapped = daemon::map_order(rows[0]);
   ASSERT_TRUE(mapped.ok()) << mapped.reason();
   EXPECT_EQ(mapped.request->reference_id, "42");
   EXPECT_EQ(mapped.request->financials->total_price, api::Money{"49.90"});

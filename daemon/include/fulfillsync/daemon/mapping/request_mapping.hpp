@@ -1,0 +1,36 @@
+#pragma once
+// Source rows to API create requests, with the spec's rules checked locally, so a bad row is
+// rejected with a reason a person can act on instead of costing a request (or being sent at all).
+// Every problem of a row is reported at once, each naming the table, line and column, e.g.
+// `fulfillsync_order_lines line 2: quantity must be at least 1, found 0`. Never throws on bad data.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fulfillsync/api/models/order.hpp"
+#include "fulfillsync/api/models/return_order.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+
+namespace fulfillsync::daemon {
+
+using merchant::OrderRow;
+using merchant::ReturnRow;
+
+template <typename Request>
+struct Mapped {
+  std::optional<Request> request;     // set exactly when `problems` is empty
+  std::vector<std::string> problems;  // one reason per problem
+
+  bool ok() const { return request.has_value(); }
+  // The problems joined with "; " (for last_error).
+  std::string reason() const;
+};
+
+Mapped<api::OrderCreateRequest> map_order(const OrderRow& row);
+Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row);
+
+// Whether the row asks for a cancel (cancel_requested 1). A value other than 0, 1 or NULL counts as
+// no cancel, and map_order reports it.
+bool cancel_requested(const OrderRow& row);
+
+}  // namespace fulfillsync::daemon

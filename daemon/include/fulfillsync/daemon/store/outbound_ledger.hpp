@@ -1,0 +1,182 @@
+#pragma once
+// The outbound ledger: what the daemon has sent to the provider, and how far each send got. It is
+// what makes creates exactly-once in effect over a wire that is at-least-once:
+//
+//   pending ──mark_in_flight──▶ in_flight ──mark_created──▶ created
+//      ▲                           │  ├──mark_rejected──▶ rejected  (400/422: until the row changes)
+//      └──mark_pending (429,       │  └──mark_unknown───▶ unknown   (no answer, 5xx, duplicate,
+//         not sent)  ◀─────────────┘                                 crash while in flight)
+//   pending, rejected, unknown (found absent) ──withdraw──▶ withdrawn (never to be sent)
+//
+// `in_flight` is on disk just before its request leaves (not before it waits for the rate budget);
+// a row found `in_flight` at start was interrupted and becomes `unknown`, keeping its send time. An
+// `unknown` row is looked up at the provider before it is ever sent again: found, it is adopted
+// (created); absent, it goes back to pending, and the caller offers the row's current version.
+//
+// Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
+// table is written after the ledger commit, and replayed from here when that write fails.
+//
+// Each call commits on its own; a Batch groups many into one commit (one fsync).
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include "fulfillsync/daemon/store/checkpoint_store.hpp"
+
+namespace fulfillsync::daemon {
+
+enum class LedgerKind { order_create, order_cancel, return_create };
+
+// The note on a row version that came after its create was sent: the provider has (or may have) the
+// earlier version, and the API cannot change an order or return it has created.
+inline constexpr std::string_view kChangedAfterSending =
+    "changed at the merchant after it was sent to the provider; the API cannot apply the change";
+// The note on a create the provider refused as a duplicate reference and that a lookup then found:
+// another send made it, one this ledger does not remember (a store restored from an older copy, or
+// lost), so what the provider holds is the version that send carried.
+inline constexpr std::string_view kCreatedByAnEarlierSend =
+    "created at the provider by an earlier send this checkpoint store does not remember (restored or lost): the "
+    "provider has the version that send carried, which may be older than this row";
+enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
+
+std::string_view to_string(LedgerKind kind);
+std::string_view to_string(LedgerState state);
+
+struct LedgerEntry {
+  LedgerKind kind = LedgerKind::order_create;
+  std::string source_key;    // the merchant's reference id
+  std::string content_hash;  // of the source row version `body` was built from
+  LedgerState state = LedgerState::pending;
+  int attempts = 0;
+  std::string body;  // the request body, built once per row version and resent unchanged
+  std::optional<std::int64_t> remote_id;
+  std::string remote_status;      // the provider's status in its answer
+  std::string remote_created_at;  // when the provider created it (ISO 8601), "" when not known
+  std::string last_error;
+  std::string note;  // a change at the merchant the API cannot apply
+  bool result_pending = true;
+  std::string created_at;
+  std::string updated_at;
+  std::string sent_at;  // when its request last left; "" before the first send
+};
+
+// What offer() did with a source row version.
+enum class Offer {
+  queued,        // new, or a changed version of a pending/rejected/withdrawn row: pending with the new body
+  unchanged,     // the ledger already has this version; nothing to do
+  held,          // a changed version while a send is in flight or unknown: the old body is settled first
+  already_sent,  // a changed version of a row already sent and created: the API cannot apply it. The
+                 // version and a note are recorded (so it is reported once); the caller warns.
+};
+
+class OutboundLedger {
+ public:
+  explicit OutboundLedger(CheckpointStore& store);
+  OutboundLedger(const OutboundLedger&) = delete;
+  OutboundLedger& operator=(const OutboundLedger&) = delete;
+
+  class Batch {
+   public:
+    explicit Batch(OutboundLedger& ledger);
+    void commit();  // without it, nothing of the batch is kept
+
+   private:
+    SQLite::Transaction transaction_;
+  };
+  Batch batch() { return Batch(*this); }
+
+  // At start: every row left in_flight by a crash becomes unknown. Its updated_at stays the time it
+  // was sent, from which the wait before its lookup counts. Returns how many.
+  int recover_interrupted();
+
+  std::optional<LedgerEntry> find(LedgerKind kind, std::string_view source_key);
+  // The ledger's content hash of each of `source_keys` it has an entry for.
+  std::map<std::string, std::string, std::less<>> hashes(LedgerKind kind, std::span<const std::string> source_keys);
+
+  // Records that the source row `source_key` is at version `content_hash`, whose request body is `body`.
+  Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body);
+
+  // Durably marks the row as being sent (attempts + 1). Must precede the request.
+  void mark_in_flight(LedgerKind kind, std::string_view source_key);
+  // `remote_created_at`: the provider's creation time (ISO 8601), "" when its answer has none.
+  void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                    std::string_view remote_status, std::string_view remote_created_at = {});
+  void mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason);
+  void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
+  // Not executed (429, not sent): back to pending, the same body.
+  void mark_pending(LedgerKind kind, std::string_view source_key, std::string_view reason);
+  // Never to be sent (an order cancelled before it was created), recording `content_hash` as the
+  // version seen; creates the entry when there is none. A row in flight or created cannot be withdrawn.
+  void withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                std::string_view reason);
+
+  // To be looked up at the provider by reference before anything is concluded: the row is unknown
+  // to the ledger, or pending or rejected by it, yet something says it may exist at the provider (an
+  // order cancelled at the merchant whose create this ledger never saw settle, e.g. after a restore
+  // of an older store). Creates the entry when there is none. Never sent by this ledger, it is due
+  // for its lookup at once (unclear() waits only for sends).
+  void look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                     std::string_view reason);
+  // Created at the provider as `remote_id`, known from the merchant's result table rather than from
+  // an answer (a lost or older store rebuilt): any state but created or in flight becomes created.
+  // Returns false when the entry was already created (or is in flight) and is left as it was.
+  bool adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::int64_t remote_id,
+             std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
+  // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
+  std::pair<long, std::string> size_and_newest();
+
+  // Sets the note of an entry (see kCreatedByAnEarlierSend).
+  void set_note(LedgerKind kind, std::string_view source_key, std::string_view note);
+
+  // Rows in `state` of `kind`, oldest change first, at most `limit`.
+  std::vector<LedgerEntry> in_state(LedgerKind kind, LedgerState state, int limit);
+  // Entries left unknown (sent without a clear answer, or interrupted) and unchanged for at least
+  // `quiet` since their answer or, when interrupted, since they were sent; oldest first, at most `limit`. Until then the provider may still act on the send (it was queued or slow, or the
+  // process that sent it died just before), so a lookup finding nothing could have it sent twice.
+  std::vector<LedgerEntry> unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit);
+
+  // Entries of `kind` whose result rows are not written yet, at most `limit`.
+  std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);
+  // The result row of `entry` is written (unless the entry changed since it was read).
+  void mark_result_written(const LedgerEntry& entry);
+
+  // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
+  int waiting(LedgerKind kind);
+  // The latest entries in `state`, newest first (for `status`).
+  std::vector<LedgerEntry> latest(LedgerState state, int limit);
+
+  // How many rows are in each state, by kind.
+  std::map<std::pair<LedgerKind, LedgerState>, int> backlog();
+  // When the oldest row still waiting to be sent (pending or unknown) last changed; nothing when none waits.
+  std::optional<std::string> oldest_waiting_since();
+
+  // An operator's requeue: a row the provider rejected goes back to pending with its body. False when
+  // `source_key` has no such row; a row that failed local validation has no body and is sent once
+  // the merchant fixes it. Safe beside a running daemon.
+  bool requeue(LedgerKind kind, std::string_view source_key);
+  int requeue_all_rejected();
+
+ private:
+  // Moves a row from one of `from` to `to`; a row in any other state is a broken invariant.
+  void transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
+                  LedgerState to, std::optional<std::int64_t> remote_id, std::optional<std::string_view> remote_status,
+                  std::optional<std::string_view> error, std::optional<std::string_view> remote_created_at = {});
+  // Inserts or overwrites an entry that is neither created nor in flight; false when it is one of those.
+  bool put(LedgerKind kind, std::string_view source_key, std::string_view content_hash, LedgerState state,
+           std::optional<std::int64_t> remote_id, std::string_view remote_status, std::string_view error,
+           std::string_view remote_created_at, std::string_view note);
+  CheckpointStore& store_;
+};
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,404 @@
+#include "cli/status_report.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/json_writer.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/push/source_intake.hpp"
+#include "fulfillsync/daemon/store/job_stats.hpp"
+#include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
+#include "service/progress_report.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+constexpr std::array kKinds = {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create};
+constexpr std::array kStates = {LedgerState::pending, LedgerState::in_flight, LedgerState::unknown,
+                                LedgerState::created, LedgerState::rejected, LedgerState::withdrawn};
+
+std::string_view noun(LedgerKind kind) {
+  switch (kind) {
+    case LedgerKind::order_create: return "order";
+    case LedgerKind::order_cancel: return "cancel";
+    case LedgerKind::return_create: return "return";
+  }
+  return "order";
+}
+
+std::optional<double> seconds_since(const std::optional<std::string>& when) {
+  const auto at = when ? timestamps::parse_iso8601(*when) : std::nullopt;
+  if (!at) return std::nullopt;
+  return std::chrono::duration<double>(timestamps::Clock::now() - *at).count();
+}
+
+std::string ago(const std::optional<std::string>& when) {
+  const auto seconds = seconds_since(when);
+  return seconds ? rough_duration(*seconds) + " ago" : "never";
+}
+
+bool nothing_ever_succeeded(const DaemonStatus& status) {
+  for (const auto& job : status.jobs) {
+    if (job.last_success_at) return false;
+  }
+  return true;
+}
+
+// A job an operator has to look at: status exits 1 for it.
+bool needs_attention(const JobStats& job, int failing_after) {
+  const std::string_view state = job_state(job, failing_after);
+  return state == "failing" || state == "paused";
+}
+
+std::string_view health_name(Health health) {
+  switch (health) {
+    case Health::healthy: return "healthy";
+    case Health::failing: return "failing";
+    case Health::not_running: return "not_running";
+  }
+  FULFILLSYNC_UNREACHABLE("a Health value");
+}
+
+// "running", "stopped" (cleanly), "vanished" (ended without a stop: killed or crashed), "never_started".
+std::string_view daemon_state(const DaemonStatus& status) {
+  if (!status.daemon) return "never_started";
+  if (status.running) return "running";
+  return status.daemon->stopped_at ? "stopped" : "vanished";
+}
+
+std::string daemon_lines(const DaemonStatus& status, const std::filesystem::path& store) {
+  std::string out;
+  const auto& daemon = status.daemon;
+  const std::string_view state = daemon_state(status);
+  if (state == "never_started") {
+    out += fmt::format("fulfillsyncd on {}: not running; no daemon has started on this store yet\n", store.string());
+  } else if (state == "running") {
+    out += fmt::format("fulfillsyncd on {}: running, PID {}, version {}, since {} ({})\n", store.string(), daemon->pid,
+                       daemon->version, daemon->started_at,
+                       rough_duration(seconds_since(daemon->started_at).value_or(0)));
+  } else if (state == "stopped") {
+    out += fmt::format("fulfillsyncd on {}: not running; PID {} stopped at {} ({}), after running since {}\n",
+                       store.string(), daemon->pid, *daemon->stopped_at, ago(daemon->stopped_at), daemon->started_at);
+  } else {
+    out += fmt::format("fulfillsyncd on {}: not running; PID {}, started at {}, ended without a clean stop (killed "
+                       "or crashed: see its log)\n",
+                       store.string(), daemon->pid, daemon->started_at);
+  }
+  if (status.running && daemon->waiting_for) {
+    out += fmt::format("Waiting for {}\n", text::printable(*daemon->waiting_for));
+  }
+  for (const auto& job : status.jobs) {
+    if (status.running && job.paused) {
+      out += fmt::format("Waiting for an operator: {} is paused because the provider refused the credentials or its "
+                         "TLS certificate (the log says which, and the fix)\n",
+                         job.job);
+    }
+  }
+  if (nothing_ever_succeeded(status)) {
+    out += "Nothing has succeeded yet: no job run has ever ended without an error on this store\n";
+  }
+  std::vector<std::string> failing;
+  for (const auto& job : status.jobs) {
+    if (needs_attention(job, status.failing_after)) {
+      failing.push_back(fmt::format("{} {}", job.job, job_state(job, status.failing_after)));
+    }
+  }
+  switch (status.health) {
+    case Health::healthy: out += "Health: no job is failing or paused\n"; break;
+    case Health::failing:
+      out += fmt::format("Health: FAILING: {}\n", failing.empty() ? std::string("the jobs wait for the provider")
+                                                                  : fmt::format("{}", fmt::join(failing, ", ")));
+      break;
+    case Health::not_running: break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string shortened_reference(std::string_view reference) {
+  constexpr std::size_t kShown = 40;
+  const std::string shown = text::printable(reference);
+  if (shown.size() <= kShown) return shown;
+  std::size_t cut = kShown - 3;
+  while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return shown.substr(0, cut) + "...";
+}
+
+std::string_view job_state(const JobStats& job, int failing_after) {
+  if (job.paused) return "paused";
+  if (job.failed_in_a_row >= failing_after) return "failing";
+  if (job.failed_in_a_row > 0) return "retrying";
+  if (job.runs == 0 && !job.last_success_at) return "not_run";
+  return "ok";
+}
+
+DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
+  DaemonStatus status;
+  status.failing_after = failing_after;
+  status.daemon = load_daemon_record(store);
+  status.running = status.daemon && is_running(*status.daemon, store.path());
+  status.jobs = load_job_stats(store);
+  if (!status.running) {
+    status.health = Health::not_running;
+    return status;
+  }
+  status.health = status.daemon->waiting_for ? Health::failing : Health::healthy;
+  for (const auto& job : status.jobs) {
+    if (needs_attention(job, failing_after)) status.health = Health::failing;
+  }
+  return status;
+}
+
+std::string format_summary(OutboundLedger& ledger, int rejections) {
+  const auto counts = ledger.backlog();
+  std::string out = fmt::format("{:<15}", "");
+  for (const LedgerState state : kStates) out += fmt::format("{:>11}", to_string(state));
+  out += '\n';
+  for (const LedgerKind kind : kKinds) {
+    out += fmt::format("{:<15}", to_string(kind));
+    for (const LedgerState state : kStates) {
+      const auto it = counts.find({kind, state});
+      out += fmt::format("{:>11}", it == counts.end() ? 0 : it->second);
+    }
+    out += '\n';
+  }
+  const auto rejected = ledger.latest(LedgerState::rejected, rejections);
+  if (!rejected.empty()) {
+    out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
+    for (const auto& entry : rejected) {
+      out += fmt::format("  {} {} ({}): {}\n", noun(entry.kind), shortened_reference(entry.source_key), entry.updated_at,
+                         text::printable(entry.last_error));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Where the table is read by the change log: its position and the entries after it.
+std::optional<std::string> change_log_status(CheckpointStore& store, merchant::SourceKind kind,
+                                             merchant::MerchantDatabase* merchant) {
+  const bool orders = kind == merchant::SourceKind::orders;
+  const auto saved = store.cursor(orders ? SourceIntake<merchant::OrderRow>::sequence_name()
+                                         : SourceIntake<merchant::ReturnRow>::sequence_name());
+  if (!saved) return std::nullopt;
+  constexpr std::string_view kCatchUp = "catch-up ";
+  const bool catching_up = saved->starts_with(kCatchUp);
+  const std::string position = catching_up ? saved->substr(kCatchUp.size()) : *saved;
+  std::string out = fmt::format("Read {} by the change log up to {}{}", orders ? merchant::kOrdersTable
+                                                                               : merchant::kReturnsTable,
+                                position.empty() ? "0" : position,
+                                catching_up ? " (rows changed before the log: still read by updated_at)" : "");
+  try {
+    if (merchant != nullptr && merchant->has_change_log()) {
+      out += fmt::format("; {} rows changed since, not read yet", merchant->count_rows_changed_after(kind, position));
+    }
+  } catch (const merchant::MerchantDatabaseError& e) {
+    out += fmt::format("; the rows not read yet cannot be counted: {}", text::printable(e.what()));
+  }
+  return out + '\n';
+}
+
+// Source rows at or after the starting point that have no result row (both tables); 0 without the
+// merchant database, or when it cannot tell.
+std::int64_t rows_without_result(merchant::MerchantDatabase* merchant, const std::optional<std::string>& since) {
+  if (merchant == nullptr || !since) return 0;
+  const auto instant = timestamps::parse_iso8601(*since);
+  const std::string from = instant ? timestamps::format_iso8601_z(*instant) : *since;
+  try {
+    return merchant->count_without_result(merchant::SourceKind::orders, from) +
+           merchant->count_without_result(merchant::SourceKind::returns, from);
+  } catch (const merchant::MerchantDatabaseError&) {
+    return 0;  // no result tables yet (a first start has not run): nothing to compare
+  }
+}
+
+}  // namespace
+
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
+                          const DaemonStatus& daemon) {
+  std::string out = daemon_lines(daemon, store.path()) + '\n';
+  const auto since = saved_starting_point(store);
+  if (since) {
+    out += fmt::format("Pushing rows changed at or after {}\n", *since);
+  } else {
+    out += "Not started yet: the first start fixes the starting point (sync.orders_since, or that moment)\n";
+  }
+  for (const auto& [kind, name] : {std::pair{merchant::SourceKind::orders, SourceIntake<merchant::OrderRow>::cursor_name()},
+                                   std::pair{merchant::SourceKind::returns,
+                                             SourceIntake<merchant::ReturnRow>::cursor_name()}}) {
+    const auto saved = store.cursor(name);
+    const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
+    const std::string table = name.substr(name.find(':') + 1);
+    if (const auto line = change_log_status(store, kind, merchant)) {
+      out += *line;
+      continue;
+    }
+    out += fmt::format("Read {} up to {}", table,
+                       cursor ? fmt::format("{} {}", text::printable(cursor->updated_at),
+                                            shortened_reference(cursor->reference_id))
+                              : "nothing yet");
+    if (merchant != nullptr && since) {
+      const merchant::ChangeCursor after = cursor ? std::max(*cursor, merchant::ChangeCursor{*since, ""})
+                                                  : merchant::ChangeCursor{*since, ""};
+      try {
+        out += fmt::format("; {} rows changed since, not read yet", merchant->count_changes_after(kind, after));
+      } catch (const merchant::MerchantDatabaseError& e) {
+        out += fmt::format("; the rows not read yet cannot be counted: {}", text::printable(e.what()));
+      }
+    }
+    out += '\n';
+  }
+  if (const auto oldest = ledger.oldest_waiting_since()) {
+    const auto waiting_since = timestamps::parse_iso8601(*oldest);
+    const double age =
+        waiting_since ? std::chrono::duration<double>(timestamps::Clock::now() - *waiting_since).count() : 0;
+    out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
+  } else if (const std::int64_t untaken = rows_without_result(merchant, since); untaken > 0) {
+    // The ledger is empty, yet rows wait: change detection missed them. Never "nothing waiting".
+    out += fmt::format("Nothing in the ledger, but {} source rows changed since the starting point have no result "
+                       "yet: change detection has not taken them (the reconciliation sweep sends them within "
+                       "merchant.reconcile_interval)\n",
+                       untaken);
+  } else {
+    out += "Nothing waiting to be sent\n";
+  }
+  out += '\n' + format_summary(ledger);
+  out += '\n' + format_pull_side(store, daemon.failing_after);
+  return out;
+}
+
+std::string format_pull_side(CheckpointStore& store, int failing_after) {
+  std::string out;
+  const auto now = timestamps::Clock::now();
+  const auto window = store.cursor("pull_shipments");
+  out += fmt::format("Shipments pulled up to the provider's changes of {}\n", window.value_or("(none yet)"));
+
+  TrackingMarkLedger marks(store);
+  const auto counts = marks.counts();
+  out += "Tracking marks:";
+  for (const MarkState state : {MarkState::pending, MarkState::in_flight, MarkState::unknown}) {
+    const auto it = counts.find(state);
+    out += fmt::format(" {} {}", to_string(state), it == counts.end() ? 0 : it->second);
+  }
+  out += " (marked ones leave the store once the merchant's tracking rows show them)\n";
+  const auto failing = marks.in_state(MarkState::pending, 1000);
+  for (const auto& mark : failing) {
+    if (!mark.last_error.empty()) {
+      out += fmt::format("  shipment {}: {} attempts, last: {}\n", mark.shipment_id, mark.attempts,
+                         text::printable(mark.last_error));
+    }
+  }
+
+  const auto stats = load_job_stats(store);
+  if (stats.empty()) return out + "No job figures yet (the daemon saves them every sync.progress_interval)\n";
+  out += fmt::format("\nJobs, as the daemon saved them {}:\n", ago(stats.front().updated_at));
+  out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>10}  {:<16}{:<8}{}\n", "", "runs", "failed", "items", "last run",
+                     "last success", "lag", "state");
+  for (const auto& job : stats) {
+    const std::string lag =
+        job.data_as_of
+            ? rough_duration(
+                  std::chrono::duration<double>(now - timestamps::parse_iso8601(*job.data_as_of).value_or(now)).count())
+            : std::string("-");
+    out += fmt::format("{:<15}{:>8}{:>8}{:>10}{:>9.2f}s  {:<16}{:<8}{}\n", job.job, job.runs, job.failed_runs,
+                       job.items, job.last_run_seconds, ago(job.last_success_at), lag, job_state(job, failing_after));
+    out += fmt::format("{:<15}provider's last answer: {}", "",
+                       job.last_answer_at ? fmt::format("HTTP {}, {}", job.last_answer_status, ago(job.last_answer_at))
+                                          : std::string("none yet"));
+    if (job.last_error_at) {
+      out += fmt::format("; last error {}: {}", ago(job.last_error_at), text::printable(job.last_error));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status) {
+  json::JsonWriter w;
+  w.begin_object();
+  w.field("checkpoint_store", store.string());
+  w.field("health", health_name(status.health));
+  w.key("daemon").begin_object();
+  w.field("state", daemon_state(status));
+  if (status.daemon) {
+    w.field("pid", status.daemon->pid);
+    w.field("version", status.daemon->version);
+    w.field("started_at", status.daemon->started_at);
+    if (status.running) {
+      w.field("uptime_seconds", static_cast<std::int64_t>(seconds_since(status.daemon->started_at).value_or(0)));
+    } else {
+      w.null_field("uptime_seconds");
+    }
+    w.field("stopped_at", status.daemon->stopped_at);
+    w.field("waiting_for", status.running && status.daemon->waiting_for
+                               ? std::optional(text::printable(*status.daemon->waiting_for))
+                               : std::nullopt);
+  } else {
+    for (const char* name : {"pid", "version", "started_at", "uptime_seconds", "stopped_at", "waiting_for"}) {
+      w.null_field(name);
+    }
+  }
+  w.end_object();
+  w.field("nothing_succeeded_yet", nothing_ever_succeeded(status));
+  w.key("jobs").begin_array();
+  for (const auto& job : status.jobs) {
+    w.begin_object();
+    w.field("name", job.job);
+    w.field("state", job_state(job, status.failing_after));
+    w.field("runs", static_cast<std::int64_t>(job.runs));
+    w.field("failed_runs", static_cast<std::int64_t>(job.failed_runs));
+    w.field("failed_in_a_row", static_cast<std::int64_t>(job.failed_in_a_row));
+    w.field("items", static_cast<std::int64_t>(job.items));
+    w.field("last_success_at", job.last_success_at);
+    w.field("data_as_of", job.data_as_of);
+    w.key("last_answer");
+    if (job.last_answer_at) {
+      w.begin_object().field("at", *job.last_answer_at).field("http_status", job.last_answer_status).end_object();
+    } else {
+      w.null();
+    }
+    w.key("last_error");
+    if (job.last_error_at) {
+      w.begin_object().field("at", *job.last_error_at).field("message", text::printable(job.last_error)).end_object();
+    } else {
+      w.null();
+    }
+    w.field("saved_at", job.updated_at);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("outbound").begin_object();
+  const auto counts = ledger ? ledger->backlog() : std::map<std::pair<LedgerKind, LedgerState>, int>{};
+  for (const LedgerKind kind : kKinds) {
+    w.key(to_string(kind)).begin_object();
+    for (const LedgerState state : kStates) {
+      const auto it = counts.find({kind, state});
+      w.field(to_string(state), it == counts.end() ? 0 : it->second);
+    }
+    w.end_object();
+  }
+  w.end_object();
+  w.field("oldest_waiting_since", ledger ? ledger->oldest_waiting_since() : std::nullopt);
+  w.key("latest_rejections").begin_array();
+  for (const auto& entry : ledger ? ledger->latest(LedgerState::rejected, 10) : std::vector<LedgerEntry>{}) {
+    w.begin_object()
+        .field("kind", to_string(entry.kind))
+        .field("reference_id", text::printable(entry.source_key))
+        .field("at", entry.updated_at)
+        .field("reason", text::printable(entry.last_error))
+        .end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take() + '\n';
+}
+
+}  // namespace fulfillsync::daemon

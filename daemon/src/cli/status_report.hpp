@@ -1,0 +1,63 @@
+#pragma once
+// What `fulfillsyncd status` and the end of `fulfillsyncd once` print: whether a daemon runs on the
+// checkpoint store and what it waits for, the outbound ledger by kind and state, the oldest waiting
+// entry, where the source cursors stand, the latest rejections with their reasons, and the pull side
+// and each job's state, last answer from the provider and last error.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fulfillsync/daemon/store/checkpoint_store.hpp"
+#include "fulfillsync/daemon/store/daemon_record.hpp"
+#include "fulfillsync/daemon/store/job_stats.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "fulfillsync/merchant/merchant_database.hpp"
+
+namespace fulfillsync::daemon {
+
+// A merchant's reference id (up to 300 characters) as a summary line shows it: escaped where it is
+// not printable, and cut to what finds it.
+std::string shortened_reference(std::string_view reference);
+
+// A job's state as status names it, from its saved figures: "paused" (until an operator acts),
+// "failing" (its last `failing_after` runs failed: api.retry.attempts, as `once` counts), "retrying"
+// (its last run failed), "ok", or "not_run" (no run yet).
+std::string_view job_state(const JobStats& job, int failing_after);
+
+// How the daemon on a store is, and `status`'s exit status for it.
+enum class Health {
+  healthy,      // a daemon runs, and no job is failing or paused
+  failing,      // a daemon runs, but a job is failing or paused, or the jobs wait for the provider
+  not_running,  // no daemon runs on the store
+};
+
+struct DaemonStatus {
+  std::optional<DaemonRecord> daemon;  // the daemon that last started on the store
+  bool running = false;
+  std::vector<JobStats> jobs;
+  int failing_after = 3;
+  Health health = Health::not_running;
+};
+DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after);
+
+// The table of entries by kind and state, and the latest rejections.
+std::string format_summary(OutboundLedger& ledger, int rejections = 10);
+
+// The daemon's lines (running or not, PID, uptime, what it waits for, whether anything ever
+// succeeded), then the summary with the starting point, the source cursors, the rows not read yet
+// (when `merchant` is given), the oldest waiting entry, and the pull side.
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
+                          const DaemonStatus& daemon);
+
+// The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the
+// outbound counts are 0 and there are no rejections: the shape is the same.
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon);
+
+// Where the shipments pull stands, the tracking marks by state (and why any keep failing), and each
+// job's runs, failures, items, last success and lag, state, last answer and last error as the daemon
+// last saved them.
+std::string format_pull_side(CheckpointStore& store, int failing_after);
+
+}  // namespace fulfillsync::daemon

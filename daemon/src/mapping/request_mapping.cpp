@@ -1,0 +1,344 @@
+#include "fulfillsync/daemon/mapping/request_mapping.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/common/printable.hpp"
+
+namespace fulfillsync::daemon {
+
+using namespace merchant;
+namespace {
+
+enum class Need { optional, required };
+
+// Reads the columns of one row (or line) into typed values, collecting a reason for each problem:
+// "<where>: <column> <what is wrong>, found <value>".
+class RowReader {
+ public:
+  RowReader(std::string where, std::vector<std::string>& problems) : where_(std::move(where)), problems_(problems) {}
+
+  void problem(std::string_view column, std::string_view what) {
+    problems_.push_back(fmt::format("{}: {} {}", where_, column, what));
+  }
+
+  // Text, with SQLite integers taken as their digits (a zip code stored as a number). Empty text is
+  // absent. Lengths are characters as the provider counts them.
+  std::optional<std::string> text(std::string_view column, const Field& field, Need need, std::size_t max_length,
+                                  std::size_t min_length = 0) {
+    if (field.type == Field::Type::real || field.type == Field::Type::blob) {
+      problem(column, fmt::format("must be text, found {}", field.describe()));
+      return std::nullopt;
+    }
+    std::string value = field.type == Field::Type::integer ? std::to_string(field.integer) : field.text;
+    if (field.is_null() || value.empty()) {
+      if (need == Need::required) problem(column, fmt::format("is required, found {}", field.describe()));
+      return std::nullopt;
+    }
+    if (!simdjson::validate_utf8(value.data(), value.size())) {
+      problem(column, fmt::format("is not valid UTF-8 text, found {}", field.describe()));
+      return std::nullopt;
+    }
+    const std::size_t length = api::provider_length(value);
+    if (length > max_length || length < min_length) {
+      problem(column, min_length > 0
+                          ? fmt::format("must be {} to {} characters, found {}", min_length, max_length, length)
+                          : fmt::format("must be at most {} characters, found {}", max_length, length));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  // An integer, also from text or a real holding one exactly.
+  std::optional<std::int64_t> integer(std::string_view column, const Field& field, Need need, std::int64_t min,
+                                      std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
+    std::optional<std::int64_t> value;
+    if (field.type == Field::Type::integer) {
+      value = field.integer;
+    } else if (field.type == Field::Type::text) {
+      std::int64_t parsed = 0;
+      const char* end = field.text.data() + field.text.size();
+      const auto [ptr, ec] = std::from_chars(field.text.data(), end, parsed);
+      if (ec == std::errc() && ptr == end && !field.text.empty()) value = parsed;
+    } else if (field.type == Field::Type::real && std::trunc(field.real) == field.real &&
+               std::abs(field.real) < 9e15) {
+      value = static_cast<std::int64_t>(field.real);
+    }
+    if (field.is_null() || (field.type == Field::Type::text && field.text.empty())) {
+      if (need == Need::required) problem(column, fmt::format("is required, found {}", field.describe()));
+      return std::nullopt;
+    }
+    if (!value) {
+      problem(column, fmt::format("must be a whole number, found {}", field.describe()));
+    } else if (*value < min) {
+      problem(column, fmt::format("must be at least {}, found {}", min, *value));
+      value.reset();
+    } else if (*value > max) {
+      problem(column, fmt::format("must be at most {}, found {}", max, *value));
+      value.reset();
+    }
+    return value;
+  }
+
+  // Money as exact decimal text ("12.30"); a number SQLite stored as a real is taken at its shortest
+  // exact form.
+  std::optional<api::Money> money(std::string_view column, const Field& field) {
+    std::string text;
+    switch (field.type) {
+      case Field::Type::null: return std::nullopt;
+      case Field::Type::integer: text = std::to_string(field.integer); break;
+      case Field::Type::real: text = std::isfinite(field.real) ? fmt::format("{}", field.real) : ""; break;
+      case Field::Type::text: text = field.text; break;
+      case Field::Type::blob: break;
+    }
+    if (!api::Money::is_valid_text(text) || text.find_first_of("eE") != std::string::npos) {
+      problem(column, fmt::format("must be a decimal number such as 12.30, found {}", field.describe()));
+      return std::nullopt;
+    }
+    if (text.front() == '-') {
+      problem(column, fmt::format("must not be negative, found {}", field.describe()));
+      return std::nullopt;
+    }
+    return api::Money{text};
+  }
+
+  std::optional<api::DateTime> date_time(std::string_view column, const Field& field) {
+    if (field.is_null()) return std::nullopt;
+    const auto when = field.type == Field::Type::text ? timestamps::parse_iso8601(field.text) : std::nullopt;
+    // A date the clock cannot hold saturates (timestamps.hpp): sending it would send another date.
+    if (when == timestamps::TimePoint::min() || when == timestamps::TimePoint::max()) {
+      problem(column, fmt::format("must be a date-time between the years 1678 and 2261, found {}", field.describe()));
+      return std::nullopt;
+    }
+    if (when) return api::DateTime{*when};
+    problem(column, fmt::format("must be an ISO 8601 date-time such as 2026-03-01T12:34:56Z, found {}",
+                                field.describe()));
+    return std::nullopt;
+  }
+
+  // Tags as a JSON object of names to text values: {"gift": "yes"}.
+  std::optional<std::vector<api::Tag>> tags(std::string_view column, const Field& field) {
+    if (field.is_null() || (field.type == Field::Type::text && field.text.empty())) return std::nullopt;
+    const std::string_view expected = R"(must be a JSON object of names to text values, such as {"gift": "yes"})";
+    if (field.type != Field::Type::text) {
+      problem(column, fmt::format("{}, found {}", expected, field.describe()));
+      return std::nullopt;
+    }
+    simdjson::dom::parser parser;
+    simdjson::dom::object object;
+    if (parser.parse(simdjson::padded_string(field.text)).get(object) != simdjson::SUCCESS) {
+      problem(column, fmt::format("{}, found {}", expected, field.describe()));
+      return std::nullopt;
+    }
+    std::vector<api::Tag> tags;
+    for (auto [key, value] : object) {
+      std::string_view text;
+      if (key.empty() || value.get_string().get(text) != simdjson::SUCCESS) {
+        problem(column, fmt::format("{}; the tag '{}' is not", expected, text::printable(key)));
+        return std::nullopt;
+      }
+      tags.push_back(api::Tag{std::string(key), std::string(text)});
+    }
+    return tags;
+  }
+
+ private:
+  std::string where_;
+  std::vector<std::string>& problems_;
+};
+
+// The encoder's own checks, as a last line: anything it refuses is a problem of the row too.
+template <typename Request>
+void check_encodes(const Request& request, std::vector<std::string>& problems) {
+  if (!problems.empty()) return;
+  const api::Encoded encoded = api::encode(request, api::ApiVersion::v2026_07);
+  if (!encoded) problems.push_back("the request cannot be encoded: " + encoded.error().to_string());
+}
+
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+std::string line_where(std::string_view table, const Field& line_number) {
+  return fmt::format("{} line {}", table,
+                     line_number.type == Field::Type::integer ? std::to_string(line_number.integer)
+                                                              : line_number.describe());
+}
+
+std::optional<api::OrderLineRequest> map_order_line(const OrderLineRow& line, std::vector<std::string>& problems) {
+  RowReader r(line_where(kOrderLinesTable, line.line_number), problems);
+  const std::size_t before = problems.size();
+  api::OrderLineRequest out;
+  out.id = r.integer("product_id", line.product_id, Need::optional, 1);
+  out.reference_id = r.text("product_reference_id", line.product_reference_id, Need::optional, 300);
+  out.name = r.text("product_name", line.product_name, Need::optional, 400);
+  if (line.product_id.is_null() && line.product_reference_id.is_null()) {
+    r.problem("product_id", "or product_reference_id is required, found neither");
+  } else if (line.product_id.is_null() && out.reference_id && !out.name) {
+    r.problem("product_name", "is required when the line names its product by product_reference_id alone");
+  }
+  out.quantity = r.integer("quantity", line.quantity, Need::required, 1, kInt32Max).value_or(0);
+  out.external_line_id = r.integer("external_line_id", line.external_line_id, Need::optional,
+                                   std::numeric_limits<std::int64_t>::min());
+  out.quantity_unit_of_measure_code = r.text("unit_of_measure", line.unit_of_measure, Need::optional, 100);
+  if (problems.size() != before) return std::nullopt;
+  return out;
+}
+
+std::optional<api::ReturnLineRequest> map_return_line(const ReturnLineRow& line, std::vector<std::string>& problems) {
+  RowReader r(line_where(kReturnLinesTable, line.line_number), problems);
+  const std::size_t before = problems.size();
+  api::ReturnLineRequest out;
+  out.id = r.integer("inventory_id", line.inventory_id, Need::required, 1).value_or(0);
+  out.quantity = r.integer("quantity", line.quantity, Need::required, 1, kInt32Max).value_or(0);
+  out.requested_action = r.text("requested_action", line.requested_action, Need::required, 100);
+  if (problems.size() != before) return std::nullopt;
+  return out;
+}
+
+// The reference id is the key an order or return is found by, at the provider and by people.
+// - A blank one is no key, and white space at either end cannot be seen: a person looking the order
+//   up types another key. White space is what .NET's Char.IsWhiteSpace counts (the provider's stack),
+//   as UTF-8.
+// - After an unclear answer the daemon looks it up with the API's comma-separated ReferenceIds
+//   filter, which cannot find one that holds a comma: such a row could be created twice.
+constexpr std::string_view kWhiteSpace[] = {
+    "\t", "\n", "\v", "\f", "\r", " ",
+    "\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80",                     // U+0085, U+00A0, U+1680
+    "\xE2\x80\x80", "\xE2\x80\x81", "\xE2\x80\x82", "\xE2\x80\x83", "\xE2\x80\x84",  // U+2000..U+200A
+    "\xE2\x80\x85", "\xE2\x80\x86", "\xE2\x80\x87", "\xE2\x80\x88", "\xE2\x80\x89", "\xE2\x80\x8A",
+    "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",  // U+2028, U+2029, U+202F, U+205F
+    "\xE3\x80\x80"};                                            // U+3000
+
+std::string_view without_white_space(std::string_view text) {
+  for (bool trimmed = true; trimmed;) {
+    trimmed = false;
+    for (std::string_view space : kWhiteSpace) {
+      if (text.starts_with(space)) {
+        text.remove_prefix(space.size());
+        trimmed = true;
+      }
+      if (text.ends_with(space)) {
+        text.remove_suffix(space.size());
+        trimmed = true;
+      }
+    }
+  }
+  return text;
+}
+
+void check_key(RowReader& r, const std::string& reference_id) {
+  if (reference_id.empty()) return;  // reported as required, or as not UTF-8
+  const std::string_view trimmed = without_white_space(reference_id);
+  if (trimmed.empty()) {
+    r.problem("reference_id", fmt::format("is blank, found {}", Field::of(reference_id).describe()));
+  } else if (trimmed.size() != reference_id.size()) {
+    r.problem("reference_id",
+              fmt::format("must not begin or end with white space, found {}", Field::of(reference_id).describe()));
+  }
+  if (reference_id.find(',') != std::string_view::npos) {
+    r.problem("reference_id", "must not contain a comma (the API cannot look such an id up, so it cannot be sent "
+                              "safely)");
+  }
+}
+
+}  // namespace
+
+template <typename Request>
+std::string Mapped<Request>::reason() const {
+  return fmt::format("{}", fmt::join(problems, "; "));
+}
+template struct Mapped<api::OrderCreateRequest>;
+template struct Mapped<api::ReturnCreateRequest>;
+
+bool cancel_requested(const OrderRow& row) {
+  // Read as map_order() reads it, so that a flag it accepts (text '01' too) means the same here.
+  std::vector<std::string> ignored;
+  RowReader r(std::string(kOrdersTable), ignored);
+  return r.integer("cancel_requested", row.cancel_requested, Need::optional, 0, 1) == 1;
+}
+
+Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {
+  Mapped<api::OrderCreateRequest> mapped;
+  auto& problems = mapped.problems;
+  RowReader r(std::string(kOrdersTable), problems);
+  api::OrderCreateRequest out;
+  out.reference_id = r.text("reference_id", Field::of(row.reference_id), Need::required, 300, 1).value_or("");
+  check_key(r, out.reference_id);
+  r.integer("cancel_requested", row.cancel_requested, Need::optional, 0, 1);  // checked only: see cancel_requested()
+  out.order_number = r.text("order_number", row.order_number, Need::optional, 400);
+  out.shipping_method = r.text("shipping_method", row.shipping_method, Need::required, 400, 1).value_or("");
+  if (auto type = r.text("type", row.type, Need::optional, 20)) {
+    if (*type == "DTC" || *type == "DropShip" || *type == "B2B") {
+      out.type = type;
+    } else {
+      r.problem("type", fmt::format("must be DTC, DropShip or B2B, found {}", row.type.describe()));
+    }
+  }
+  out.sales_channel = r.text("sales_channel", row.sales_channel, Need::optional, 100);
+  out.origin_platform_program = r.text("origin_platform_program", row.origin_platform_program, Need::optional, 100);
+  out.gift_message = r.text("gift_message", row.gift_message, Need::optional, 500);
+  out.purchase_date = r.date_time("purchase_date", row.purchase_date);
+  if (auto location = r.integer("location_id", row.location_id, Need::optional, 1, kInt32Max)) {
+    out.location_id = static_cast<std::int32_t>(*location);
+  }
+  if (auto total = r.money("total_price", row.total_price)) out.financials = api::Financials{.total_price = total};
+
+  api::Address address;
+  address.address1 = r.text("address1", row.address1, Need::required, 500);
+  address.address2 = r.text("address2", row.address2, Need::optional, 500);
+  address.city = r.text("city", row.city, Need::required, 200);
+  address.state = r.text("state", row.state, Need::optional, 200);
+  address.zip_code = r.text("zip_code", row.zip_code, Need::required, 50);
+  address.country = r.text("country", row.country, Need::required, 100, 2);
+  address.company_name = r.text("company_name", row.company_name, Need::optional, 500);
+  out.recipient.name = r.text("recipient_name", row.recipient_name, Need::required, 500);
+  out.recipient.email = r.text("recipient_email", row.recipient_email, Need::optional, 500);
+  out.recipient.phone_number = r.text("recipient_phone", row.recipient_phone, Need::optional, 100);
+  out.recipient.address = std::move(address);
+  out.tags = r.tags("tags", row.tags);
+
+  if (row.lines.empty()) {
+    problems.push_back(fmt::format("{}: the order has no lines; at least one product line is required",
+                                   kOrderLinesTable));
+  }
+  for (const OrderLineRow& line : row.lines) {
+    if (auto product = map_order_line(line, problems)) out.products.push_back(std::move(*product));
+  }
+  check_encodes(out, problems);
+  if (problems.empty()) mapped.request = std::move(out);
+  return mapped;
+}
+
+Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row) {
+  Mapped<api::ReturnCreateRequest> mapped;
+  auto& problems = mapped.problems;
+  RowReader r(std::string(kReturnsTable), problems);
+  api::ReturnCreateRequest out;
+  out.reference_id = r.text("reference_id", Field::of(row.reference_id), Need::required, 50, 1).value_or("");
+  check_key(r, out.reference_id);
+  out.fulfillment_center.id =
+      r.integer("fulfillment_center_id", row.fulfillment_center_id, Need::required, 1).value_or(0);
+  out.fulfillment_center.name = r.text("fulfillment_center_name", row.fulfillment_center_name, Need::optional, 200);
+  if (auto shipment = r.integer("original_shipment_id", row.original_shipment_id, Need::optional, 1, kInt32Max)) {
+    out.original_shipment_id = static_cast<std::int32_t>(*shipment);
+  }
+  out.tracking_number = r.text("tracking_number", row.tracking_number, Need::optional, 500);
+  out.tags = r.tags("tags", row.tags);
+  if (row.lines.empty()) {
+    problems.push_back(fmt::format("{}: the return has no lines; at least one inventory line is required",
+                                   kReturnLinesTable));
+  }
+  for (const ReturnLineRow& line : row.lines) {
+    if (auto item = map_return_line(line, problems)) out.inventory.push_back(std::move(*item));
+  }
+  check_encodes(out, problems);
+  if (problems.empty()) mapped.request = std::move(out);
+  return mapped;
+}
+
+}  // namespace fulfillsync::daemon

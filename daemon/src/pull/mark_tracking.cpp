@@ -1,0 +1,269 @@
+#include "pull/mark_tracking.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/answer.hpp"
+#include "fulfillsync/api/models/encode.hpp"
+#include "fulfillsync/api/pager.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "pull/order_page_writer.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using api::OutcomeKind;
+
+namespace {
+
+// Tracking rows of the merchant database taken in per read.
+constexpr std::size_t kIntakeBatch = 1000;
+// Orders per lookup of unclear marks (their ids in one URL).
+constexpr std::size_t kLookupChunk = 40;
+constexpr int kResultBatch = 1000;
+// A shipment the provider refused to mark is tried again after 30 s, doubling to an hour.
+constexpr std::chrono::seconds kFirstRetry = 30s;
+constexpr std::chrono::seconds kLongestRetry = 1h;
+
+std::chrono::seconds retry_after(int attempts) {
+  auto wait = kFirstRetry;
+  for (int i = 1; i < attempts && wait < kLongestRetry; ++i) wait *= 2;
+  return std::min(wait, kLongestRetry);
+}
+
+std::string reason_of(const api::TrackingUploadResult& result) {
+  if (!result.error) return "refused without a reason";
+  return fmt::format("{}: {}", result.error->code.value_or("error"), result.error->message.value_or(""));
+}
+
+}  // namespace
+
+MarkTrackingJob::MarkTrackingJob(PullContext context, TrackingMarkLedger& ledger, config::TrackingMarksConfig config)
+    : context_(context),
+      ledger_(ledger),
+      config_(config),
+      backoff_("mark_tracking", context.metrics),
+      next_sweep_(std::chrono::steady_clock::now() + config.sweep_interval) {}
+
+asio::awaitable<JobRun> MarkTrackingJob::run() {
+  JobRun run;
+  if (backoff_.holds(run)) co_return run;
+  take_in(run);
+  co_await reconcile(run);
+  if (run.back_off == 0ms) co_await send(run);
+  write_results();
+  if (run.back_off == 0ms && std::chrono::steady_clock::now() >= next_sweep_) co_await sweep(run);
+  co_return run;
+}
+
+// Reading the merchant's tracking rows (not its change counter: the daemon's own writes do not move
+// it) is what guarantees that nothing is marked before the merchant database holds it.
+void MarkTrackingJob::take_in(JobRun& run) {
+  const auto rows = context_.merchant.tracking_to_mark(intake_after_, kIntakeBatch,
+                                                       config_.mode == config::TrackingMarkMode::acknowledged);
+  if (!rows.empty()) {
+    auto batch = ledger_.batch();
+    ledger_.offer(rows);
+    batch.commit();
+  }
+  if (rows.size() == kIntakeBatch) {
+    intake_after_ = rows.back().shipment_id;
+    run.more = true;
+  } else {
+    intake_after_ = 0;
+  }
+}
+
+asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
+  const auto unknown = ledger_.unclear(context_.unclear_lookup_delay, config_.batch_size);
+  if (unknown.empty()) co_return;
+  std::vector<std::int64_t> orders;
+  for (const auto& mark : unknown) orders.push_back(mark.order_id);
+  std::sort(orders.begin(), orders.end());
+  orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
+
+  std::map<std::int64_t, bool> uploaded;  // shipment id -> flag, of the orders found
+  std::set<std::int64_t> looked_up;
+  for (std::size_t first = 0; first < orders.size() && !context_.stopping; first += kLookupChunk) {
+    const std::size_t last = std::min(first + kLookupChunk, orders.size());
+    std::string ids;
+    for (std::size_t i = first; i < last; ++i) ids += fmt::format("{}{}", i == first ? "" : ",", orders[i]);
+    api::ApiRequest request{.method = "GET",
+                            .route = "/order",
+                            .path = "/order",
+                            .query = {{"IDs", ids}, {"Limit", "250"}},
+                            .priority = api::Priority::mark};
+    const api::Outcome outcome = co_await context_.client.call(std::move(request));
+    std::string why;
+    const auto page = api::answer_of<api::OrderPage>(outcome, context_.version, why);
+    if (!page) {
+      spdlog::warn("mark_tracking: looking up {} unclear marks: {}; trying again later", unknown.size(), why);
+      run.ok = false;
+      run.back_off = backoff_.note_failure(outcome);
+      co_return;
+    }
+    for (std::size_t i = first; i < last; ++i) looked_up.insert(orders[i]);
+    for (const auto& order : *page) {
+      for (const auto& shipment : order.shipments) {
+        uploaded[shipment.id] = shipment.is_tracking_uploaded.value_or(false);
+      }
+    }
+  }
+  failpoint("mark_tracking.after_reconcile_lookup");
+  auto batch = ledger_.batch();
+  for (const auto& mark : unknown) {
+    if (!looked_up.contains(mark.order_id)) continue;
+    const auto found = uploaded.find(mark.shipment_id);
+    if (found != uploaded.end() && found->second) {
+      ledger_.mark_marked(mark.shipment_id);
+      context_.metrics.count_items(name(), "adopted");
+      ++run.settled;
+    } else {
+      ledger_.mark_absent(mark.shipment_id);  // sent again with the next batch
+    }
+  }
+  batch.commit();
+}
+
+asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
+  const auto due = ledger_.due(config_.batch_size);
+  if (due.empty() || context_.stopping) co_return;
+  if (static_cast<int>(due.size()) == config_.batch_size) run.more = true;
+  api::TrackingUploadRequest body{.is_tracking_uploaded = true};
+  for (const auto& mark : due) body.shipment_ids.push_back(mark.shipment_id);
+  auto encoded = api::encode(body, context_.version);
+  assert(encoded && "a list of ids always encodes");
+  {
+    auto batch = ledger_.batch();
+    for (const auto& mark : due) ledger_.mark_in_flight(mark.shipment_id);
+    batch.commit();
+  }
+  failpoint("mark_tracking.before_send");
+  api::ApiRequest request{.method = "POST",
+                          .route = "/shipment:batchUpdateTrackingUpload",
+                          .path = "/shipment:batchUpdateTrackingUpload",
+                          .body = std::move(*encoded),
+                          .priority = api::Priority::mark,
+                          // Marking twice is harmless at the provider, but each shipment is marked
+                          // once: an unclear answer is looked up, not resent.
+                          .idempotent = false};
+  const api::Outcome outcome = co_await context_.client.call(std::move(request));
+  failpoint("mark_tracking.after_response");
+
+  auto batch = ledger_.batch();
+  switch (outcome.kind) {
+    case OutcomeKind::success: {
+      backoff_.note_success();
+      auto answer = api::decode<api::TrackingUploadResponse>(outcome.response.body, context_.version);
+      std::map<std::int64_t, const api::TrackingUploadResult*> results;
+      if (answer) {
+        for (const auto& result : answer->results) results[result.shipment_id] = &result;
+      } else {
+        spdlog::warn("mark_tracking: the answer to a batch of {} cannot be read ({}); looking them up",
+                     due.size(), answer.error().to_string());
+      }
+      for (const auto& mark : due) {
+        const auto found = results.find(mark.shipment_id);
+        if (found == results.end()) {
+          ledger_.mark_unknown(mark.shipment_id, "not in the provider's answer");
+          context_.metrics.count_items(name(), "unknown");
+        } else if (found->second->is_success) {
+          ledger_.mark_marked(mark.shipment_id);
+          context_.metrics.count_items(name(), "marked");
+          ++run.settled;
+        } else {
+          const std::string reason = reason_of(*found->second);
+          spdlog::warn("mark_tracking: the provider refused to mark shipment {} ({}); trying again in {}s",
+                       mark.shipment_id, reason, retry_after(mark.attempts + 1).count());
+          ledger_.mark_failed(mark.shipment_id, reason, retry_after(mark.attempts + 1));
+          context_.metrics.count_items(name(), "failed");
+          ++run.settled;
+        }
+      }
+      break;
+    }
+    case OutcomeKind::rejected:
+    case OutcomeKind::duplicate_reference:
+      spdlog::warn("mark_tracking: the provider refused a batch of {} ({}); trying again in {}s", due.size(),
+                   outcome.detail, retry_after(due.front().attempts + 1).count());
+      for (const auto& mark : due) {
+        ledger_.mark_failed(mark.shipment_id, outcome.detail, retry_after(mark.attempts + 1));
+        context_.metrics.count_items(name(), "failed");
+      }
+      run.ok = false;
+      break;
+    case OutcomeKind::ambiguous:
+      spdlog::warn("mark_tracking: no clear answer for a batch of {} ({}); looking them up", due.size(),
+                   outcome.detail);
+      for (const auto& mark : due) {
+        ledger_.mark_unknown(mark.shipment_id, outcome.detail);
+        context_.metrics.count_items(name(), "unknown");
+      }
+      run.more = true;
+      break;
+    default:  // not executed: throttled, refused credentials, not sent
+      for (const auto& mark : due) ledger_.mark_not_sent(mark.shipment_id);
+      run.ok = outcome.kind == OutcomeKind::throttled;
+      run.back_off = backoff_.note_failure(outcome);
+      break;
+  }
+  batch.commit();
+  failpoint("mark_tracking.after_ledger_commit");
+}
+
+void MarkTrackingJob::write_results() {
+  const auto results = ledger_.unwritten_results(kResultBatch);
+  if (results.empty()) return;
+  try {
+    context_.merchant.record_tracking_marks(results);
+  } catch (const merchant::MerchantDatabaseError& e) {
+    // The ledger keeps them; the next run writes them.
+    spdlog::warn("mark_tracking: writing {} marks to the merchant database: {}", results.size(), e.what());
+    context_.metrics.count_result_write_failure();
+    return;
+  }
+  failpoint("mark_tracking.after_result_write");
+  auto batch = ledger_.batch();
+  ledger_.results_written(results);
+  batch.commit();
+}
+
+// The provider's own list of what is not marked: tracking the pull missed reaches the merchant
+// database here, and from there the marks. From the starting point on only.
+asio::awaitable<void> MarkTrackingJob::sweep(JobRun& run) {
+  api::PageNumberPager pager(
+      context_.client,
+      api::ApiRequest{.method = "GET",
+                      .route = "/order",
+                      .path = "/order",
+                      .query = {{"HasTracking", "true"},
+                                {"IsTrackingUploaded", "false"},
+                                {"LastUpdateStartDate", timestamps::format_iso8601_z(context_.starting_point)}},
+                      .priority = api::Priority::pull,
+                      .with_channel = true},
+      250);
+  int shipments = 0;
+  while (!context_.stopping) {
+    const std::optional<api::Outcome> page = co_await pager.next();
+    if (!page) break;
+    std::string why;
+    const auto written = write_order_page(context_, *page, why);
+    if (!written) {
+      spdlog::warn("mark_tracking: sweep page {}: {}; sweeping again later", pager.page(), why);
+      run.ok = false;
+      run.back_off = backoff_.note_failure(*page);
+      co_return;  // the next run sweeps again
+    }
+    shipments += written->shipments;
+  }
+  next_sweep_ = std::chrono::steady_clock::now() + config_.sweep_interval;
+  spdlog::info("mark_tracking: sweep read {} shipments the provider lists with tracking not marked uploaded",
+               shipments);
+}
+
+}  // namespace fulfillsync::daemon

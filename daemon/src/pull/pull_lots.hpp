@@ -1,0 +1,43 @@
+#pragma once
+// pull_lots reads the lot levels of every watched inventory id once per interval, spread across it.
+#include <cstdint>
+#include <vector>
+#include <chrono>
+#include <optional>
+
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/job/failure_backoff.hpp"
+#include "fulfillsync/daemon/job/job.hpp"
+#include "fulfillsync/merchant/pulled_records.hpp"
+#include "pull/pull_context.hpp"
+
+namespace fulfillsync::daemon {
+
+class PullLotsJob final : public Job {
+ public:
+  // `spread`: space the reads across the interval (the daemon); without, read them all (`once`).
+  PullLotsJob(PullContext context, config::LotsConfig config, bool spread);
+  std::string_view name() const override { return "pull_lots"; }
+  bool pulls() const override { return true; }
+  boost::asio::awaitable<JobRun> run() override;
+  int backlog() override;
+  bool paused() const override { return backoff_.paused(); }
+  std::optional<std::chrono::system_clock::time_point> data_as_of() const override { return last_cycle_started_; }
+
+ private:
+  std::optional<std::vector<merchant::LotRecord>> lots_in(std::int64_t inventory_id, const api::Outcome& outcome);
+
+  PullContext context_;
+  config::LotsConfig config_;
+  bool spread_;
+  FailureBackoff backoff_;
+  bool started_ = false;
+  std::vector<std::int64_t> cycle_;  // the watched ids of the current cycle
+  std::size_t position_ = 0;         // the next one to read
+  std::chrono::steady_clock::time_point cycle_started_{};
+  std::chrono::system_clock::time_point cycle_started_wall_{};
+  std::optional<std::chrono::system_clock::time_point> last_cycle_started_;  // of the last whole cycle
+  bool failed_in_cycle_ = false;
+};
+
+}  // namespace fulfillsync::daemon

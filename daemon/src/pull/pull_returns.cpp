@@ -1,0 +1,77 @@
+#include "pull/pull_returns.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/answer.hpp"
+#include "fulfillsync/api/pager.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
+#include "store/return_progress.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+
+PullReturnsJob::PullReturnsJob(PullContext context, config::PullJobConfig config)
+    : context_(context), config_(config), backoff_("pull_returns", context.metrics) {}
+
+asio::awaitable<JobRun> PullReturnsJob::run() {
+  try {
+    co_return co_await poll();
+  } catch (...) {
+    pass_failed_ = true;  // a store that cannot be written: the pass is not complete
+    throw;
+  }
+}
+
+asio::awaitable<JobRun> PullReturnsJob::poll() {
+  JobRun run;
+  if (backoff_.holds(run)) co_return run;
+  const auto pass_started = std::chrono::system_clock::now();
+  const std::vector<std::int64_t> open = ReturnProgress(context_.checkpoint).open_returns();
+  const auto chunk = static_cast<std::size_t>(config_.page_size);
+  bool asked = false;
+  for (std::size_t first = 0; first < open.size(); first += chunk) {
+    if (context_.stopping) co_return run;
+    std::string ids;
+    for (std::size_t i = first; i < std::min(first + chunk, open.size()); ++i) {
+      ids += fmt::format("{}{}", i == first ? "" : ",", open[i]);
+    }
+    api::CursorPager pager(context_.client,
+                           api::ApiRequest{.method = "GET",
+                                           .route = "/return",
+                                           .path = "/return",
+                                           .query = {{"Ids", ids}, {"Limit", std::to_string(config_.page_size)}},
+                                           .priority = api::Priority::pull,
+                                           .with_channel = true});
+    while (const std::optional<api::Outcome> page = co_await pager.next()) {
+      asked = true;
+      std::string why;
+      const auto list = api::answer_of<api::ReturnList>(*page, context_.version, why);
+      if (!list) {
+        spdlog::warn("pull_returns: reading {} open returns: {}; trying again later", open.size(), why);
+        run.ok = false;
+        run.back_off = backoff_.note_failure(*page);
+        pass_failed_ = true;
+        co_return run;
+      }
+      std::vector<merchant::ReturnStatusRecord> records;
+      for (const auto& item : list->items) {
+        if (auto record = return_status_of(item)) records.push_back(std::move(*record));
+      }
+      context_.merchant.write_return_statuses(records);
+      failpoint("pull_returns.after_merchant_commit");
+      ReturnProgress(context_.checkpoint).save(records);
+      context_.metrics.count_items(name(), "written", static_cast<double>(records.size()));
+      run.settled += static_cast<int>(records.size());
+      pager.follow(list->next);
+    }
+  }
+  // With no open return nothing was asked: this pass says nothing of whether the provider answers.
+  if (asked) backoff_.note_success();
+  pass_failed_ = false;
+  data_as_of_ = pass_started;
+  co_return run;
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,137 @@
+#include "pull/pull_shipments.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/answer.hpp"
+#include "fulfillsync/api/pager.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
+#include "job/concurrently.hpp"
+#include "pull/order_page_writer.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kCursor = "pull_shipments";
+// Timelines fetched at once.
+constexpr std::size_t kTimelineConcurrency = 4;
+
+}  // namespace
+
+PullShipmentsJob::PullShipmentsJob(PullContext context, config::PullJobConfig config)
+    : context_(context), config_(config), backoff_("pull_shipments", context.metrics) {}
+
+asio::awaitable<JobRun> PullShipmentsJob::run() {
+  try {
+    co_return co_await walk();
+  } catch (...) {
+    window_failed_ = true;  // a store that cannot be written: the window is not committed
+    throw;
+  }
+}
+
+asio::awaitable<JobRun> PullShipmentsJob::walk() {
+  JobRun run;
+  if (backoff_.holds(run)) co_return run;
+  const auto walk_started = std::chrono::system_clock::now();
+  // The window starts `overlap` before the newest change already stored (the provider's pages are
+  // not sorted across boundaries, and its updates can land late), never before the starting point.
+  const auto saved = context_.checkpoint.cursor(kCursor);
+  const auto saved_at = saved ? timestamps::parse_iso8601(*saved) : std::nullopt;
+  const timestamps::TimePoint checkpoint = saved_at.value_or(context_.starting_point);
+  const timestamps::TimePoint window_start = std::max(context_.starting_point, checkpoint - config_.overlap);
+
+  api::ApiRequest window{.method = "GET",
+                         .route = "/order",
+                         .path = "/order",
+                         .query = {{"LastUpdateStartDate", timestamps::format_iso8601_z(window_start)}},
+                         .priority = api::Priority::pull,
+                         .with_channel = true};
+  api::PageNumberPager pager(context_.client, std::move(window), config_.page_size);
+  timestamps::TimePoint latest = checkpoint;
+  // Changes made while the window is walked may land on pages already read, so the next window must
+  // begin before this one did, by the provider's clock: its Date at the first page (whole seconds,
+  // and the page was read a moment before), or else the walk's own duration back from the latest change.
+  std::optional<timestamps::TimePoint> began_at_provider;
+  bool first_page = true;
+  while (!context_.stopping) {
+    const std::optional<api::Outcome> page = co_await pager.next();
+    if (!page) break;
+    if (!page->ok()) {
+      spdlog::warn("pull_shipments: page {} of the orders changed since {}: {}; the window is read again later",
+                   pager.page(), timestamps::format_iso8601_z(window_start), page->detail);
+      run.ok = false;
+      run.back_off = backoff_.note_failure(*page);
+      window_failed_ = true;
+      co_return run;
+    }
+    if (first_page) {
+      first_page = false;
+      if (const auto date = page->response.header("date")) began_at_provider = timestamps::parse_http_date(*date);
+    }
+    std::string why;
+    const auto written = write_order_page(context_, *page, why);
+    if (!written) {
+      spdlog::warn("pull_shipments: page {} cannot be read ({}); the window is read again later", pager.page(), why);
+      context_.metrics.count_items(name(), "unreadable");
+      run.ok = false;
+      run.back_off = backoff_.note_failure(*page);
+      window_failed_ = true;
+      co_return run;
+    }
+    failpoint("pull_shipments.after_page_commit");
+    context_.metrics.count_items(name(), "written", written->shipments);
+    run.settled += written->shipments;
+    if (written->latest_change) latest = std::max(latest, *written->latest_change);
+    if (config_.timelines) co_await pull_timelines(written->shipment_ids);
+  }
+  if (context_.stopping) co_return run;  // an unfinished window is not saved
+  latest = began_at_provider ? std::min(latest, *began_at_provider - 1s)
+                             : latest - std::chrono::duration_cast<timestamps::Clock::duration>(
+                                            std::chrono::system_clock::now() - walk_started);
+  backoff_.note_success();
+  failpoint("pull_shipments.before_checkpoint");
+  if ((latest > checkpoint || !saved) &&
+      !context_.checkpoint.advance_cursor(kCursor, saved, timestamps::format_iso8601_z(latest))) {
+    spdlog::info("pull_shipments: the window was moved back while it was read (resync); reading from there next");
+  }
+  window_failed_ = false;
+  data_as_of_ = walk_started;
+  co_return run;
+}
+
+// Timelines are an extra: one that cannot be read is logged and counted, and does not hold the window.
+asio::awaitable<void> PullShipmentsJob::pull_timelines(
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& shipments) {
+  co_await for_each_concurrently(shipments.size(), kTimelineConcurrency, [&](std::size_t i) -> asio::awaitable<void> {
+    const auto [order_id, shipment_id] = shipments[i];
+    api::ApiRequest request{.method = "GET",
+                            .route = "/order/{orderId}/shipment/{shipmentId}/timeline",
+                            .path = fmt::format("/order/{}/shipment/{}/timeline", order_id, shipment_id),
+                            .priority = api::Priority::pull,
+                            .with_channel = true};
+    const api::Outcome outcome = co_await context_.client.call(std::move(request));
+    if (!outcome.ok()) {
+      context_.metrics.count_items("pull_shipments", "timeline_failed");
+      spdlog::warn("pull_shipments: timeline of shipment {}: {}", shipment_id, outcome.detail);
+      co_return;
+    }
+    auto timeline = api::decode<api::ShipmentTimeline>(outcome.response.body, context_.version);
+    if (!timeline) {
+      context_.metrics.count_items("pull_shipments", "timeline_failed");
+      spdlog::warn("pull_shipments: timeline of shipment {} cannot be read ({})", shipment_id,
+                   timeline.error().to_string());
+      co_return;
+    }
+    context_.merchant.write_timeline(shipment_id, timeline_of(*timeline));
+    context_.metrics.count_items("pull_shipments", "timeline");
+  });
+}
+
+}  // namespace fulfillsync::daemon

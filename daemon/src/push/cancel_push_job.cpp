@@ -1,0 +1,216 @@
+#include "push/cancel_push_job.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <exception>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "job/concurrently.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using api::OutcomeKind;
+
+
+namespace {
+
+// Order ids per read before cancels leave: the provider's page limit.
+constexpr std::size_t kIdsPerRead = 250;
+
+}  // namespace
+
+int CancelPushJob::backlog() { return context_.ledger.waiting(LedgerKind::order_cancel); }
+
+asio::awaitable<JobRun> CancelPushJob::run() {
+  JobRun run;
+  if (backoff_.holds(run)) co_return run;
+  run.more = poll_source();
+  co_await reconcile(run);
+  if (run.back_off > 0ms) {
+    context_.results.flush(merchant::SourceKind::orders, name());
+    co_return run;
+  }
+  auto& ledger = context_.ledger;
+  std::vector<std::string> keys;
+  std::vector<std::int64_t> order_ids;
+  {
+    auto batch = ledger.batch();
+    const auto pending = ledger.in_state(LedgerKind::order_cancel, LedgerState::pending, config_.batch_size);
+    for (const auto& cancel : pending) {
+      if (static_cast<int>(keys.size()) >= chunk_size() || context_.stopping) {
+        run.more = true;
+        break;
+      }
+      const auto create = ledger.find(LedgerKind::order_create, cancel.source_key);
+      if (!create) continue;  // not possible: a cancel is queued only for a sent create
+      if (create->state == LedgerState::created && create->remote_id) {
+        keys.push_back(cancel.source_key);
+        order_ids.push_back(*create->remote_id);
+      } else if (create->state == LedgerState::rejected || create->state == LedgerState::withdrawn) {
+        // Never created: nothing to cancel.
+        constexpr const char* kWhy = "cancelled at the merchant; the order was never created";
+        ledger.withdraw(LedgerKind::order_cancel, cancel.source_key, cancel.content_hash, kWhy);
+        if (create->state == LedgerState::rejected) {
+          ledger.withdraw(LedgerKind::order_create, cancel.source_key, create->content_hash, kWhy);
+        }
+        context_.metrics.count_items(name(), "withdrawn");
+        ++run.settled;
+      }
+      // Otherwise the create is still being settled: the cancel waits for it.
+    }
+    batch.commit();
+  }
+  if (!keys.empty() && !co_await skip_already_cancelled(keys, order_ids, run)) {
+    context_.results.flush(merchant::SourceKind::orders, name());
+    co_return run;
+  }
+  if (!keys.empty()) {
+    failpoint("push_cancels.before_send");
+    std::vector<api::ApiRequest> requests;
+    for (const std::int64_t order_id : order_ids) {
+      // Not idempotent for the client: a lost answer is settled by reading the order, not by a resend.
+      requests.push_back({.method = "POST",
+                          .route = "/order/{orderId}:cancel",
+                          .path = fmt::format("/order/{}:cancel", order_id),
+                          .priority = api::Priority::push,
+                          .idempotent = false,
+                          .with_channel = true});
+    }
+    co_await send_marked(
+        LedgerKind::order_cancel, keys, std::move(requests), run,
+        [&](std::size_t i, const api::Outcome& outcome) { record(keys[i], order_ids[i], outcome, run); });
+  }
+  context_.results.flush(merchant::SourceKind::orders, name());
+  co_return run;
+}
+
+asio::awaitable<bool> CancelPushJob::skip_already_cancelled(std::vector<std::string>& keys,
+                                                            std::vector<std::int64_t>& order_ids, JobRun& run) {
+  std::map<std::int64_t, std::string> status_of;
+  for (std::size_t first = 0; first < order_ids.size(); first += kIdsPerRead) {
+    std::string ids;
+    for (std::size_t i = first; i < std::min(first + kIdsPerRead, order_ids.size()); ++i) {
+      ids += fmt::format("{}{}", ids.empty() ? "" : ",", order_ids[i]);
+    }
+    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
+    if (!found) co_return false;
+    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
+  }
+  auto& ledger = context_.ledger;
+  auto batch = ledger.batch();
+  std::vector<std::string> due_keys;
+  std::vector<std::int64_t> due_ids;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto status = status_of.find(order_ids[i]);
+    if (status == status_of.end() || status->second != "Cancelled") {
+      due_keys.push_back(keys[i]);
+      due_ids.push_back(order_ids[i]);
+      continue;
+    }
+    const auto cancel = ledger.find(LedgerKind::order_cancel, keys[i]);
+    ledger.adopt(LedgerKind::order_cancel, keys[i], cancel ? cancel->content_hash : "", order_ids[i], "Cancelled", "",
+                 "");
+    context_.metrics.count_items(name(), "adopted");
+    spdlog::info("order {}: already cancelled at the provider; the cancel is not sent again", text::printable(keys[i]));
+    ++run.settled;
+  }
+  batch.commit();
+  keys = std::move(due_keys);
+  order_ids = std::move(due_ids);
+  co_return true;
+}
+
+asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
+  auto& ledger = context_.ledger;
+  const auto unknown = ledger.unclear(LedgerKind::order_cancel, context_.unclear_lookup_delay, config_.batch_size);
+  if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
+  for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
+    const std::size_t last = std::min(first + kLookupChunk, unknown.size());
+    std::string ids;
+    std::map<std::int64_t, std::string> key_of;
+    for (std::size_t i = first; i < last; ++i) {
+      const auto create = ledger.find(LedgerKind::order_create, unknown[i].source_key);
+      // A cancel is sent only for a created order, so its create has the id; a store that says
+      // otherwise has lost track of what was sent, and reading the missing id would be undefined.
+      FULFILLSYNC_INVARIANT(create && create->remote_id, "an unclear cancel belongs to a created order");
+      ids += fmt::format("{}{}", ids.empty() ? "" : ",", *create->remote_id);
+      key_of.emplace(*create->remote_id, unknown[i].source_key);
+    }
+    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
+    if (!found) co_return;
+    std::map<std::int64_t, std::string> status_of;
+    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
+    failpoint("push_cancels.after_reconcile_lookup");
+    auto batch = ledger.batch();
+    for (const auto& [order_id, key] : key_of) {
+      const auto status = status_of.find(order_id);
+      if (status != status_of.end() && status->second == "Cancelled") {
+        ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
+        context_.metrics.count_items(name(), "adopted");
+        spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", text::printable(key));
+        ++run.settled;
+      } else {
+        const std::string now = status == status_of.end() ? "not found" : status->second;
+        ledger.mark_pending(LedgerKind::order_cancel, key, fmt::format("not cancelled at the provider ({}) after an "
+                                                                       "unclear cancel",
+                                                                       now));
+        context_.metrics.count_items(name(), "retried");
+        spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", text::printable(key),
+                     now);
+      }
+    }
+    batch.commit();
+  }
+}
+
+void CancelPushJob::record(const std::string& key, std::int64_t order_id, const api::Outcome& outcome, JobRun& run) {
+  auto& ledger = context_.ledger;
+  switch (outcome.kind) {
+    case OutcomeKind::success:
+      // Cancelled is the status a cancel leads to; the answer's `order` is not needed here.
+      ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
+      context_.metrics.count_items(name(), "cancelled");
+      spdlog::info("order {} cancelled at the provider", text::printable(key));
+      backoff_.note_success();
+      ++run.settled;
+      return;
+    case OutcomeKind::rejected:
+    case OutcomeKind::duplicate_reference:
+      ledger.mark_rejected(LedgerKind::order_cancel, key, outcome.detail);
+      context_.metrics.count_items(name(), "rejected");
+      spdlog::warn("order {}: the provider refused the cancel: {}", text::printable(key), outcome.detail);
+      backoff_.note_success();
+      ++run.settled;
+      return;
+    case OutcomeKind::ambiguous:
+      ledger.mark_unknown(LedgerKind::order_cancel, key, outcome.detail);
+      context_.metrics.count_items(name(), "unknown");
+      spdlog::info("order {}: unclear whether the cancel was applied ({}); reading the order before any new send",
+                   text::printable(key), outcome.detail);
+      run.more = true;
+      return;
+    case OutcomeKind::throttled:
+    case OutcomeKind::unauthorized:
+    case OutcomeKind::forbidden:
+    case OutcomeKind::not_sent:
+      ledger.mark_pending(LedgerKind::order_cancel, key, outcome.detail);
+      run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
+      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+      return;
+  }
+}
+
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,243 @@
+#include "push/create_push_job.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <exception>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "job/concurrently.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using api::OutcomeKind;
+
+
+namespace {
+
+// Chunks of entries waiting in the ledger before a create job stops reading its source table.
+constexpr int kQueuedChunks = 4;
+// A pending entry whose body was built longer ago than this has its row read again before it is sent.
+constexpr auto kStaleBody = 2s;
+
+std::string_view noun(LedgerKind kind) {
+  switch (kind) {
+    case LedgerKind::order_create: return "order";
+    case LedgerKind::order_cancel: return "cancel of order";
+    case LedgerKind::return_create: return "return";
+  }
+  return "order";
+}
+
+// What a create's answer says was created.
+std::optional<RemoteRecord> created_of(LedgerKind kind, const api::Outcome& outcome, api::ApiVersion version,
+                                       std::string& why) {
+  if (kind == LedgerKind::order_create) {
+    auto order = api::decode<api::Order>(outcome.response.body, version);
+    if (order) return remote_of(*order);
+    why = order.error().to_string();
+  } else {
+    auto created = api::decode<api::ReturnOrder>(outcome.response.body, version);
+    if (created) return remote_of(*created);
+    why = created.error().to_string();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CreatePushJob::CreatePushJob(LedgerKind kind, PushContext context, config::JobConfig config, Intake& intake)
+    : PushJob(kind == LedgerKind::order_create ? "push_orders" : "push_returns", context, config, &intake),
+      kind_(kind),
+      intake_of_rows_(intake) {
+  assert(kind != LedgerKind::order_cancel && "cancels have their own job");
+}
+
+std::string_view CreatePushJob::name() const {
+  return kind_ == LedgerKind::order_create ? "push_orders" : "push_returns";
+}
+
+std::string CreatePushJob::failpoint_name(std::string_view step) const { return fmt::format("{}.{}", name(), step); }
+
+int CreatePushJob::backlog() { return context_.ledger.waiting(kind_); }
+
+asio::awaitable<JobRun> CreatePushJob::run() {
+  JobRun run;
+  if (backoff_.holds(run)) co_return run;
+  // Backpressure: new rows are read only while few wait to be sent, so a long backlog is read as
+  // fast as it is sent rather than all of it before anything is sent.
+  run.more = context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source() : true;
+  co_await reconcile(run);
+  if (run.back_off == 0ms) co_await send(run);
+  context_.results.flush(kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns,
+                         name());
+  co_return run;
+}
+
+asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
+  const auto unknown = context_.ledger.unclear(kind_, context_.unclear_lookup_delay, config_.batch_size);
+  if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
+  for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
+    const std::size_t last = std::min(first + kLookupChunk, unknown.size());
+    std::string ids;
+    for (std::size_t i = first; i < last; ++i) ids += (i == first ? "" : ",") + unknown[i].source_key;
+    const auto found = co_await look_up(kind_, "ReferenceIds", std::move(ids), run);
+    if (!found) co_return;
+    std::map<std::string_view, const RemoteRecord*> by_reference;
+    for (const RemoteRecord& remote : *found) by_reference.insert_or_assign(remote.reference_id, &remote);
+    failpoint(failpoint_name("after_reconcile_lookup"));
+    auto batch = context_.ledger.batch();
+    std::vector<std::string> absent;
+    for (std::size_t i = first; i < last; ++i) {
+      const LedgerEntry& entry = unknown[i];
+      if (const auto it = by_reference.find(entry.source_key); it != by_reference.end()) {
+        const RemoteRecord& remote = *it->second;
+        context_.ledger.mark_created(kind_, entry.source_key, remote.id, remote.status, remote.created_at);
+        context_.metrics.count_items(name(), "adopted");
+        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), text::printable(entry.source_key),
+                     remote.id);
+      } else if (!withdraw_if_cancelled(entry)) {
+        context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
+        // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
+        // version makes the refresh below build the row's body.
+        if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
+        if (entry.note == kCreatedByAnEarlierSend) context_.ledger.set_note(kind_, entry.source_key, "");
+        context_.metrics.count_items(name(), "retried");
+        spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
+                     text::printable(entry.source_key));
+        absent.push_back(entry.source_key);
+      }
+      ++run.settled;
+    }
+    // The merchant may have changed the row since the body was built: what goes out is its latest version.
+    try {
+      if (!absent.empty()) intake_of_rows_.refresh(absent);
+    } catch (const std::exception& e) {
+      // Rolled back: the entries stay unknown and are looked up again.
+      spdlog::warn("{}: reading {} rows again failed ({}); trying again later", name(), absent.size(), e.what());
+      run.ok = false;
+      co_return;
+    }
+    batch.commit();
+  }
+}
+
+bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
+  if (kind_ != LedgerKind::order_create) return false;
+  const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
+  if (!cancel || cancel->state == LedgerState::withdrawn) return false;
+  context_.ledger.withdraw(LedgerKind::order_create, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
+  context_.ledger.withdraw(LedgerKind::order_cancel, entry.source_key, cancel->content_hash, kCancelledBeforeCreation);
+  context_.metrics.count_items(name(), "withdrawn");
+  spdlog::info("order {}: {}", text::printable(entry.source_key), kCancelledBeforeCreation);
+  return true;
+}
+
+asio::awaitable<void> CreatePushJob::send(JobRun& run) {
+  if (context_.stopping) co_return;
+  std::vector<LedgerEntry> entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
+  if (entries.size() == static_cast<std::size_t>(chunk_size())) run.more = true;
+  // A body that waited long (under a backlog the intake pauses, so a later change may not be in the
+  // ledger yet) is sent only once its row has been read again.
+  std::vector<std::string> stale;
+  const auto built_before = timestamps::Clock::now() - kStaleBody;
+  for (const LedgerEntry& entry : entries) {
+    if (timestamps::parse_iso8601(entry.updated_at).value_or(built_before) <= built_before) {
+      stale.push_back(entry.source_key);
+    }
+  }
+  {
+    auto batch = context_.ledger.batch();
+    if (!stale.empty()) {
+      try {
+        intake_of_rows_.refresh(stale);
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: reading {} waiting rows again failed ({}); trying again later", name(), stale.size(),
+                     e.what());
+        run.ok = false;
+        co_return;  // rolled back: nothing is sent without its row's latest version
+      }
+      entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
+    }
+    std::erase_if(entries, [&](const LedgerEntry& entry) { return withdraw_if_cancelled(entry); });
+    batch.commit();
+  }
+  if (entries.empty()) co_return;
+  failpoint(failpoint_name("before_send"));
+
+  const bool orders = kind_ == LedgerKind::order_create;
+  std::vector<std::string> keys;
+  std::vector<api::ApiRequest> requests;
+  for (const LedgerEntry& entry : entries) {
+    keys.push_back(entry.source_key);
+    requests.push_back({.method = "POST",
+                        .route = orders ? "/order" : "/return",
+                        .path = orders ? "/order" : "/return",
+                        .body = entry.body,
+                        .priority = api::Priority::push,
+                        .idempotent = false,
+                        .with_channel = true});
+  }
+  co_await send_marked(kind_, keys, std::move(requests), run,
+                       [&](std::size_t i, const api::Outcome& outcome) { record(entries[i], outcome, run); });
+}
+
+void CreatePushJob::record(const LedgerEntry& entry, const api::Outcome& outcome, JobRun& run) {
+  const std::string& key = entry.source_key;
+  switch (outcome.kind) {
+    case OutcomeKind::success: {
+      std::string why;
+      if (const auto remote = created_of(kind_, outcome, context_.version, why)) {
+        context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
+        context_.metrics.count_items(name(), "created");
+        spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
+      } else {
+        context_.ledger.mark_unknown(kind_, key, "created, but the answer cannot be read: " + why);
+        context_.metrics.count_items(name(), "unknown");
+        spdlog::warn("{} {}: created, but the answer cannot be read ({}); looking it up", noun(kind_),
+                     text::printable(key), why);
+      }
+      backoff_.note_success();
+      ++run.settled;
+      return;
+    }
+    case OutcomeKind::rejected:
+      context_.ledger.mark_rejected(kind_, key, outcome.detail);
+      context_.metrics.count_items(name(), "rejected");
+      spdlog::warn("{} {} rejected by the provider: {}", noun(kind_), text::printable(key), outcome.detail);
+      backoff_.note_success();
+      ++run.settled;
+      return;
+    case OutcomeKind::duplicate_reference:
+    case OutcomeKind::ambiguous:
+      context_.ledger.mark_unknown(kind_, key, outcome.detail);
+      // Not this send's doing: the lookup will find what an earlier one created.
+      if (outcome.kind == OutcomeKind::duplicate_reference) context_.ledger.set_note(kind_, key, kCreatedByAnEarlierSend);
+      context_.metrics.count_items(name(), "unknown");
+      spdlog::info("{} {}: unclear whether it was created ({}); looking it up before any new send", noun(kind_),
+                   text::printable(key), outcome.detail);
+      run.more = true;
+      return;
+    case OutcomeKind::throttled:
+    case OutcomeKind::unauthorized:
+    case OutcomeKind::forbidden:
+    case OutcomeKind::not_sent:
+      context_.ledger.mark_pending(kind_, key, outcome.detail);
+      run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
+      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+      return;
+  }
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,256 @@
+#include "push/push_job.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <exception>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "job/concurrently.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using api::OutcomeKind;
+
+namespace {
+
+std::string iso_or_empty(const std::optional<api::DateTime>& when) { return when ? when->to_iso8601() : std::string(); }
+
+}  // namespace
+
+RemoteRecord remote_of(const api::Order& order) {
+  return {order.id, order.reference_id.value_or(""), order.status, iso_or_empty(order.created_date)};
+}
+
+RemoteRecord remote_of(const api::ReturnOrder& created) {
+  return {created.id, created.reference_id.value_or(""), created.status, iso_or_empty(created.insert_date)};
+}
+
+namespace {
+
+// Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
+constexpr int kIntakeBatchesPerRun = 4;
+// How far ahead of the rate budget's pace a send's mark also covers the sends due next.
+constexpr auto kMarkAhead = 100ms;
+
+// After a 429 or refused credentials the rest of a chunk is not sent: it would meet the same answer.
+bool halts_the_rest(const api::Outcome& outcome) {
+  return outcome.kind == OutcomeKind::throttled || outcome.kind == OutcomeKind::unauthorized ||
+         outcome.kind == OutcomeKind::forbidden;
+}
+
+// The ledger changes of a chunk's concurrent sends, in shared commits. A send is marked in flight
+// durably before it leaves: the first mark to arrive waits for the sends ready at the same moment to
+// add theirs, then commits them all (one fsync). An answer is recorded without waiting: it goes into
+// the next commit (the next send's mark, or flush()), so a crash leaves in flight only the sends
+// whose answers had just come. Should a commit fail, every mark waiting on it gets the exception,
+// and nothing of it is kept.
+class SendCommits {
+ public:
+  SendCommits(asio::any_io_executor executor, OutboundLedger& ledger, std::string_view job)
+      : executor_(executor),
+        ledger_(ledger),
+        after_mark_(fmt::format("{}.after_mark", job)),
+        after_response_(fmt::format("{}.after_response", job)),
+        after_ledger_commit_(fmt::format("{}.after_ledger_commit", job)),
+        committed_(executor, asio::steady_timer::time_point::max()) {}
+
+  // Returns once `mark` (and every answer recorded before it) is durable.
+  asio::awaitable<void> mark(std::function<void()> mark) {
+    marks_.push_back(std::move(mark));
+    co_await commit();
+  }
+
+  // Recorded with the next commit.
+  void answer(std::function<void()> record) { answers_.push_back(std::move(record)); }
+
+  // Commits the answers not committed yet.
+  asio::awaitable<void> flush() {
+    if (!answers_.empty() || leader_) co_await commit();
+  }
+
+ private:
+  asio::awaitable<void> commit() {
+    const std::uint64_t generation = generation_;
+    if (leader_) {
+      // The timer never expires: the leader's cancel() wakes every waiter once its commit is done.
+      boost::system::error_code ignored;
+      while (generation_ == generation) {
+        co_await committed_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      }
+    } else {
+      leader_ = true;
+      co_await asio::post(executor_, asio::use_awaitable);  // lets the sends ready now join
+      const auto marks = std::exchange(marks_, {});
+      const auto answers = std::exchange(answers_, {});
+      leader_ = false;
+      try {
+        auto batch = ledger_.batch();
+        for (const auto& record : answers) record();
+        for (const auto& mark : marks) mark();
+        if (!answers.empty()) failpoint(after_response_);
+        batch.commit();
+        failure_ = nullptr;
+        if (!answers.empty()) failpoint(after_ledger_commit_);
+        if (!marks.empty()) failpoint(after_mark_);
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+      ++generation_;
+      committed_.cancel();
+    }
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+  asio::any_io_executor executor_;
+  OutboundLedger& ledger_;
+  std::string after_mark_, after_response_, after_ledger_commit_;
+  std::vector<std::function<void()>> marks_, answers_;
+  bool leader_ = false;
+  std::uint64_t generation_ = 0;
+  std::exception_ptr failure_;  // of the latest commit
+  asio::steady_timer committed_;
+};
+
+}  // namespace
+
+PushJob::PushJob(std::string_view name, PushContext context, config::JobConfig config, Intake* intake)
+    : context_(context),
+      config_(config),
+      intake_(intake),
+      backoff_(std::string(name), context.metrics) {}
+
+bool PushJob::paused() const { return backoff_.paused(); }
+
+bool PushJob::poll_source() { return intake_ != nullptr && intake_->poll(kIntakeBatchesPerRun); }
+
+int PushJob::chunk_size() const {
+  const int ten_seconds = std::max(context_.client.options().requests_per_minute / 6, config_.concurrency);
+  return std::min(config_.batch_size, ten_seconds);
+}
+
+asio::awaitable<std::optional<std::vector<RemoteRecord>>> PushJob::look_up(LedgerKind kind, std::string filter,
+                                                                          std::string values, JobRun& run) {
+  const bool returns = kind == LedgerKind::return_create;
+  api::ApiRequest request{.method = "GET",
+                          .route = returns ? "/return" : "/order",
+                          .path = returns ? "/return" : "/order",
+                          .query = {{std::move(filter), std::move(values)}, {"Limit", "250"}},
+                          .priority = api::Priority::push};
+  const api::Outcome outcome = co_await context_.client.call(std::move(request));
+  std::string why = outcome.detail;
+  std::optional<std::vector<RemoteRecord>> found;
+  const auto read = [&](const auto& decoded, const auto& items) {
+    if (!decoded) {
+      why = "the answer cannot be read: " + decoded.error().to_string();
+      return;
+    }
+    found.emplace();
+    for (const auto& item : items(*decoded)) found->push_back(remote_of(item));
+  };
+  if (outcome.ok() && returns) {
+    read(api::decode<api::ReturnList>(outcome.response.body, context_.version),
+         [](const api::ReturnList& list) -> const auto& { return list.items; });
+  } else if (outcome.ok()) {
+    read(api::decode<api::OrderPage>(outcome.response.body, context_.version),
+         [](const api::OrderPage& page) -> const auto& { return page; });
+  }
+  if (!found) {
+    run.ok = false;
+    run.back_off = backoff_.note_failure(outcome);
+    spdlog::warn("{}: looking up unclear sends failed ({}); trying again later", name(), why);
+    co_return std::nullopt;
+  }
+  backoff_.note_success();
+  co_return found;
+}
+
+asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys,
+                                          std::vector<api::ApiRequest> requests, JobRun& run,
+                                          const std::function<void(std::size_t, const api::Outcome&)>& record) {
+  assert(keys.size() == requests.size());
+  SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
+  // A mark also covers the sends due next, as many as the rate budget lets leave within
+  // kMarkAhead (none at the production pace, up to the concurrency when unbounded): fewer commits,
+  // and nothing marked long before it leaves.
+  const auto per_window = static_cast<std::size_t>(context_.client.options().requests_per_minute *
+                                                   std::chrono::duration<double>(kMarkAhead).count() / 60);
+  const std::size_t ahead = std::min(per_window, static_cast<std::size_t>(config_.concurrency));
+  enum Mark : char { unmarked, marking, marked };
+  std::vector<Mark> marks(requests.size(), unmarked);
+  std::vector<char> sent(requests.size(), 0);
+  std::vector<std::optional<api::Outcome>> outcomes(requests.size());
+  bool halt = false;
+  std::exception_ptr failure;
+  try {
+    co_await for_each_concurrently(
+        requests.size(), static_cast<std::size_t>(config_.concurrency), [&](std::size_t i) -> asio::awaitable<void> {
+          if (halt || context_.stopping) co_return;
+          requests[i].before_send = [&, i]() -> asio::awaitable<void> {
+            if (marks[i] == unmarked) {
+              std::vector<std::size_t> due = {i};
+              for (std::size_t j = i + 1; j < requests.size() && due.size() <= ahead; ++j) {
+                if (marks[j] == unmarked) due.push_back(j);
+              }
+              for (const std::size_t j : due) marks[j] = marking;
+              // Named: GCC 12 mis-destroys a temporary built inside co_await.
+              std::function<void()> mark_due = [&, due] {
+                for (const std::size_t j : due) context_.ledger.mark_in_flight(kind, keys[j]);
+              };
+              try {
+                co_await commits.mark(std::move(mark_due));
+              } catch (...) {
+                for (const std::size_t j : due) marks[j] = unmarked;
+                throw;
+              }
+              for (const std::size_t j : due) marks[j] = marked;
+            } else if (marks[i] == marking) {
+              // Marked ahead by a commit still under way: joins it (or, done since, commits nothing).
+              std::function<void()> nothing = [] {};
+              co_await commits.mark(std::move(nothing));
+              marks[i] = marked;
+            }
+            sent[i] = 1;
+          };
+          outcomes[i] = co_await context_.client.call(std::move(requests[i]));
+          halt = halt || halts_the_rest(*outcomes[i]);
+          if (sent[i]) {
+            commits.answer([&, i] { record(i, *outcomes[i]); });
+          } else {
+            // Ended before it could leave (no token to send it with).
+            run.ok = false;
+            run.back_off = std::max(run.back_off, backoff_.note_failure(*outcomes[i]));
+          }
+        });
+    co_await commits.flush();
+  } catch (...) {
+    failure = std::current_exception();  // a commit that failed: what it held is as it was
+  }
+  // Marked ahead but never sent (a stop, a halt): pending again. Marked and sent, but with no answer
+  // kept (a commit failed): it may have left.
+  auto batch = context_.ledger.batch();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!sent[i]) run.more = true;
+    if (marks[i] == marked && !sent[i]) {
+      context_.ledger.mark_pending(kind, keys[i], "not sent yet");
+    } else if (failure && sent[i] && context_.ledger.find(kind, keys[i])->state == LedgerState::in_flight) {
+      context_.ledger.mark_unknown(kind, keys[i], "interrupted while in flight");
+    }
+  }
+  batch.commit();
+  if (failure) std::rethrow_exception(failure);
+}
+
+
+}  // namespace fulfillsync::daemon

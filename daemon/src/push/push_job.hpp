@@ -1,0 +1,95 @@
+#pragma once
+// The push jobs: push_orders and push_returns create what the intake queued in the outbound ledger,
+// exactly once in effect; push_cancels cancels created orders whose rows ask for it, also exactly
+// once. Each run:
+//   1. takes the source table's changes into the ledger (SourceIntake);
+//   2. looks up `unknown` entries at the provider, several per request: a create by
+//      GET ?ReferenceIds= (found: adopted; absent: the row is read again and its current version
+//      queued), a cancel by GET /order?IDs= (Cancelled: done; otherwise: sent again);
+//   3. sends a chunk of pending entries at bounded concurrency, each marked in_flight just before it
+//      leaves (the marks of sends leaving together share a commit), and records every outcome in one
+//      commit;
+//   4. writes the merchant's result rows (ResultWriter).
+// A 429 leaves entries pending and backs the job off; a 401/403 pauses the job and raises the alarm.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fulfillsync/api/client.hpp"
+#include "fulfillsync/api/models/api_version.hpp"
+#include "fulfillsync/api/models/order.hpp"
+#include "fulfillsync/api/models/return_order.hpp"
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/job/failure_backoff.hpp"
+#include "fulfillsync/daemon/job/job.hpp"
+#include "fulfillsync/daemon/job/sync_metrics.hpp"
+#include "fulfillsync/daemon/push/source_intake.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "push/result_writer.hpp"
+
+namespace fulfillsync::daemon {
+
+// What the push jobs share.
+struct PushContext {
+  api::ApiClient& client;
+  OutboundLedger& ledger;
+  ResultWriter& results;
+  SyncMetrics& metrics;
+  api::ApiVersion version;
+  const bool& stopping;  // set by a stop: nothing new is sent
+  // An unclear send is looked up only this long after it (the request timeout): see OutboundLedger::unclear.
+  std::chrono::milliseconds unclear_lookup_delay;
+};
+
+// What the provider has of an order or return, as a lookup or a create's answer shows it.
+struct RemoteRecord {
+  std::int64_t id = 0;
+  std::string reference_id;
+  std::string status;
+  std::string created_at;  // ISO 8601; "" when the answer has none
+};
+
+RemoteRecord remote_of(const api::Order& order);
+RemoteRecord remote_of(const api::ReturnOrder& created);
+
+class PushJob : public Job {
+ public:
+  // `intake` reads the job's source table into the ledger; none when another job reads it.
+  PushJob(std::string_view name, PushContext context, config::JobConfig config, Intake* intake);
+  bool paused() const override;
+
+ protected:
+  // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
+  int chunk_size() const;
+
+  // GET /order (/return for returns) with `filter`=`values` (comma-separated, one page): what the
+  // provider has of them.
+  // Nothing when the lookup failed; then `run` says so and backs off.
+  boost::asio::awaitable<std::optional<std::vector<RemoteRecord>>> look_up(LedgerKind kind, std::string filter,
+                                                                          std::string values, JobRun& run);
+
+  // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) durably
+  // just before it leaves, and hands each answer to `record` as it comes, in the next commit; marks
+  // and answers that come together share a commit. Stops starting new ones after a 429, 401 or 403,
+  // or at a stop: those stay pending. Should a commit fail, the error is rethrown once every send
+  // whose answer it lost is `unknown`.
+  boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys,
+                                           std::vector<api::ApiRequest> requests, JobRun& run,
+                                           const std::function<void(std::size_t, const api::Outcome&)>& record);
+
+  // Reads the source table's changes into the ledger; whether more wait (false without an intake).
+  bool poll_source();
+
+  // Reference ids per lookup: a URL of a few kilobytes with typical ids; far below the page limit (250).
+  static constexpr std::size_t kLookupChunk = 40;
+
+  PushContext context_;
+  config::JobConfig config_;
+  Intake* intake_;
+  FailureBackoff backoff_;
+};
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,36 @@
+#pragma once
+// The merchant's result tables, written from the outbound ledger: after each ledger commit, and
+// again for any entry whose write failed or was cut short (the ledger keeps them marked). Writes
+// are upserts of the ledger's state, so replaying one changes nothing.
+//
+// An order's row combines its create and its cancel: `cancelled` once the cancel is applied (or
+// when it was cancelled before it was ever created), `cancelling` while the cancel waits, and
+// `cancel_rejected` when the provider refused it.
+#include <optional>
+#include <string_view>
+
+#include "fulfillsync/daemon/job/sync_metrics.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "fulfillsync/merchant/merchant_database.hpp"
+
+namespace fulfillsync::daemon {
+
+merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& cancel);
+merchant::SyncResult return_result(const LedgerEntry& create);
+
+class ResultWriter {
+ public:
+  ResultWriter(OutboundLedger& ledger, merchant::MerchantDatabase& merchant, SyncMetrics& metrics);
+
+  // Writes the results of up to `limit` entries whose results are not written yet. `job` names the
+  // failpoints. A failed write is logged and counted, and left for the next call. Returns whether
+  // everything was written.
+  bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
+
+ private:
+  OutboundLedger& ledger_;
+  merchant::MerchantDatabase& merchant_;
+  SyncMetrics& metrics_;
+};
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,198 @@
+#include "push/store_rebuild.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/daemon/push/source_intake.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using merchant::SourceKind;
+
+namespace {
+
+// Result rows read and adopted per ledger commit.
+constexpr std::size_t kResultPage = 1000;
+// Ids per read at the provider: its page limit.
+constexpr std::size_t kIdsPerRead = 250;
+// A store rebuilt from nothing reads the source tables again from a little before the first result
+// was written: a row taken at the first poll was changed before its result existed.
+constexpr auto kStartingPointMargin = std::chrono::minutes(1);
+constexpr std::size_t kMissingShown = 5;
+
+constexpr const char* kUnclearBeforeRebuild =
+    "sent before the checkpoint store was rebuilt, without a clear answer: looked up by reference first";
+
+LedgerKind create_kind(SourceKind kind) {
+  return kind == SourceKind::orders ? LedgerKind::order_create : LedgerKind::return_create;
+}
+
+std::string iso(const std::optional<timestamps::TimePoint>& when) {
+  return when ? timestamps::format_iso8601_z(*when) : std::string();
+}
+
+}  // namespace
+
+std::string RebuildSummary::describe() const {
+  std::string text = fmt::format(
+      "rebuilt from the merchant's result tables: {} orders and {} returns adopted as created, {} cancels adopted, "
+      "{} unclear sends to look up by reference",
+      orders_adopted, returns_adopted, cancels_adopted, looked_up);
+  if (checked) {
+    text += fmt::format("; checked at the provider in {} requests: {} found, {} missing", calls, confirmed, missing);
+  } else if (orders_adopted + returns_adopted > 0) {
+    text += "; not checked at the provider yet";
+  }
+  if (!missing_references.empty()) {
+    std::string shown;
+    for (const auto& reference : missing_references) shown += (shown.empty() ? "" : ", ") + reference;
+    text += fmt::format(" ({}{})", shown, missing > static_cast<int>(missing_references.size()) ? ", ..." : "");
+  }
+  if (starting_point) text += fmt::format("; source tables read again from {}", *starting_point);
+  return text;
+}
+
+StoreRebuild::StoreRebuild(merchant::MerchantDatabase& merchant, CheckpointStore& store, OutboundLedger& ledger)
+    : merchant_(merchant), store_(store), ledger_(ledger) {}
+
+void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
+  const bool empty_store = !saved_starting_point(store_);
+  std::optional<std::string> oldest_seen;
+  adopt_table(SourceKind::orders, oldest_seen);
+  adopt_table(SourceKind::returns, oldest_seen);
+  if (empty_store && (orders_since || oldest_seen)) {
+    // Where pushing began is not known any more: sync.orders_since when set, else a little before
+    // the oldest result. Rows read again are recognised by the ledger rebuilt above, not sent.
+    summary_.starting_point = orders_since ? *orders_since
+                                           : timestamps::format_iso8601_z(
+                                                 *timestamps::parse_iso8601(*oldest_seen) - kStartingPointMargin);
+    starting_point(store_, summary_.starting_point);
+  }
+  if (summary_.adopted_any()) spdlog::warn("checkpoint store {}: {}", store_.path().string(), summary_.describe());
+}
+
+void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& oldest_seen) {
+  const LedgerKind create = create_kind(kind);
+  std::string after;
+  for (;;) {
+    const auto results = merchant_.results_after(kind, after, kResultPage);
+    if (results.empty()) return;
+    after = results.back().reference_id;
+    auto batch = ledger_.batch();
+    for (const merchant::SyncResult& result : results) {
+      if (result.first_seen_at) {
+        const std::string seen = timestamps::format_iso8601_z(*result.first_seen_at);
+        if (!oldest_seen || seen < *oldest_seen) oldest_seen = seen;
+      }
+      const std::string hash = result.content_hash.value_or("");
+      if (result.remote_id) {
+        const bool adopted = ledger_.adopt(create, result.reference_id, hash, *result.remote_id,
+                                           result.remote_status.value_or(""), iso(result.remote_created_at),
+                                           result.note.value_or(""));
+        if (adopted) {
+          ++(kind == SourceKind::orders ? summary_.orders_adopted : summary_.returns_adopted);
+          spdlog::debug("{} {}: adopted as {} from the result table", kind == SourceKind::orders ? "order" : "return",
+                        text::printable(result.reference_id), *result.remote_id);
+        }
+        // A cancel the result records as sent (or being sent) that this ledger does not have as done:
+        // the provider's status says whether to adopt it or to send it.
+        const bool cancel_unknown_here =
+            kind == SourceKind::orders && (result.state == "cancelled" || result.state == "cancelling") &&
+            ledger_.find(LedgerKind::order_cancel, result.reference_id).value_or(LedgerEntry{}).state !=
+                LedgerState::created;
+        if (adopted || cancel_unknown_here) adopted_.push_back({kind, *result.remote_id, result.reference_id, hash});
+      } else if (result.state == "unknown" || result.state == "in_flight") {
+        const auto entry = ledger_.find(create, result.reference_id);
+        if (entry && entry->state != LedgerState::pending && entry->state != LedgerState::rejected) continue;
+        ledger_.look_up_first(create, result.reference_id, hash, kUnclearBeforeRebuild);
+        ++summary_.looked_up;
+      }
+    }
+    batch.commit();
+  }
+}
+
+asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping) {
+  for (const SourceKind kind : {SourceKind::orders, SourceKind::returns}) {
+    std::vector<const Adopted*> of_kind;
+    for (const Adopted& adopted : adopted_) {
+      if (adopted.kind == kind) of_kind.push_back(&adopted);
+    }
+    const bool orders = kind == SourceKind::orders;
+    for (std::size_t first = 0; first < of_kind.size(); first += kIdsPerRead) {
+      if (stopping) co_return;
+      const std::size_t last = std::min(first + kIdsPerRead, of_kind.size());
+      std::string ids;
+      for (std::size_t i = first; i < last; ++i) ids += fmt::format("{}{}", i == first ? "" : ",", of_kind[i]->remote_id);
+      api::ApiRequest request{.method = "GET",
+                              .route = orders ? "/order" : "/return",
+                              .path = orders ? "/order" : "/return",
+                              .query = {{orders ? "IDs" : "Ids", std::move(ids)},
+                                        {"Limit", std::to_string(kIdsPerRead)}},
+                              .priority = api::Priority::push};
+      const api::Outcome outcome = co_await client.call(std::move(request));
+      ++summary_.calls;
+      std::map<std::int64_t, std::string> status_of;
+      std::string why = outcome.detail;
+      bool read = false;
+      if (outcome.ok() && orders) {
+        const auto page = api::decode<api::OrderPage>(outcome.response.body, version);
+        if (page) {
+          for (const api::Order& order : *page) status_of.emplace(order.id, order.status);
+          read = true;
+        } else {
+          why = page.error().to_string();
+        }
+      } else if (outcome.ok()) {
+        const auto list = api::decode<api::ReturnList>(outcome.response.body, version);
+        if (list) {
+          for (const api::ReturnOrder& item : list->items) status_of.emplace(item.id, item.status);
+          read = true;
+        } else {
+          why = list.error().to_string();
+        }
+      }
+      if (!read) {
+        // What was adopted stays: the result tables recorded it from the provider's own answers.
+        spdlog::warn("checking adopted {} at the provider failed ({}); going on without the check",
+                     orders ? "orders" : "returns", why);
+        co_return;
+      }
+      auto batch = ledger_.batch();
+      for (std::size_t i = first; i < last; ++i) {
+        const Adopted& adopted = *of_kind[i];
+        const auto status = status_of.find(adopted.remote_id);
+        if (status == status_of.end()) {
+          ++summary_.missing;
+          if (summary_.missing_references.size() < kMissingShown) {
+            summary_.missing_references.push_back(text::printable(adopted.reference_id));
+          }
+          continue;
+        }
+        ++summary_.confirmed;
+        // Cancelled at the provider: the cancel is done, whatever the result table got to record.
+        if (orders && status->second == "Cancelled" &&
+            ledger_.adopt(LedgerKind::order_cancel, adopted.reference_id, adopted.content_hash, adopted.remote_id,
+                          "Cancelled", "", "")) {
+          ++summary_.cancels_adopted;
+        }
+      }
+      batch.commit();
+    }
+  }
+  summary_.checked = true;
+  if (!adopted_.empty()) spdlog::warn("checkpoint store {}: {}", store_.path().string(), summary_.describe());
+  if (summary_.missing > 0) {
+    spdlog::error("{} adopted orders or returns are not at the provider under the id their result row holds (is "
+                  "api.base_url the provider the result tables were written from?)",
+                  summary_.missing);
+  }
+}
+
+}  // namespace fulfillsync::daemon

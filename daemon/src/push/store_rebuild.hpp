@@ -1,0 +1,78 @@
+#pragma once
+// Rebuilds the outbound ledger from what the merchant's result tables already record, for a
+// checkpoint store that was lost (deleted, or moved aside by `recover-store`) or restored from an
+// older copy. Without it every order the store forgot is sent again and refused as a duplicate (one
+// wasted create each), and a cancel of an order the store never saw created is lost.
+//
+//   1. adopt() (local, at start): each result row holding a remote_id whose entry the ledger does not
+//      have as created becomes created with that id, the row version (content hash) and note the
+//      result records; an order whose result says cancelled also gets its cancel, once the provider
+//      confirms it (step 2). A row whose result says a send was unclear (unknown, in_flight) and the
+//      ledger never saw sent is looked up by reference before anything is sent. An empty store's
+//      starting point becomes the oldest result's first sight, so the source tables are read again
+//      from where pushing began (the ledger recognises what was sent).
+//   2. check() (before the jobs start): the adopted ids are read at the provider, 250 a request
+//      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported.
+// In a store that is neither lost nor older, step 1 finds nothing to adopt and step 2 sends nothing.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "fulfillsync/api/client.hpp"
+#include "fulfillsync/api/models/api_version.hpp"
+#include "fulfillsync/daemon/store/checkpoint_store.hpp"
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "fulfillsync/merchant/merchant_database.hpp"
+
+namespace fulfillsync::daemon {
+
+struct RebuildSummary {
+  int orders_adopted = 0;
+  int returns_adopted = 0;
+  int cancels_adopted = 0;   // confirmed Cancelled at the provider
+  int looked_up = 0;         // unclear sends queued for a lookup by reference
+  int confirmed = 0;         // adopted ids the provider has
+  int missing = 0;           // adopted ids the provider does not have
+  int calls = 0;             // requests the check made
+  bool checked = false;      // check() ran to its end
+  std::optional<std::string> starting_point;  // set for an empty store
+  std::vector<std::string> missing_references;  // at most a few, for the log
+
+  bool adopted_any() const { return orders_adopted + returns_adopted + looked_up > 0; }
+  // One paragraph for logs and `recover-store`.
+  std::string describe() const;
+};
+
+class StoreRebuild {
+ public:
+  StoreRebuild(merchant::MerchantDatabase& merchant, CheckpointStore& store, OutboundLedger& ledger);
+
+  // Step 1; call before the intake reads the starting point. Throws MerchantDatabaseError or
+  // SQLite::Exception (nothing of a failed page is kept).
+  void adopt(const std::optional<std::string>& orders_since);
+  // Step 2: never throws for a failed request (logged; what was adopted stays adopted).
+  boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping);
+
+  const RebuildSummary& summary() const { return summary_; }
+
+ private:
+  struct Adopted {
+    merchant::SourceKind kind;
+    std::int64_t remote_id;
+    std::string reference_id;
+    std::string content_hash;
+  };
+  void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen);
+
+  merchant::MerchantDatabase& merchant_;
+  CheckpointStore& store_;
+  OutboundLedger& ledger_;
+  std::vector<Adopted> adopted_;
+  RebuildSummary summary_;
+};
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,85 @@
+#pragma once
+// Runs the sync jobs: each on its own loop (run, then wait for its interval with a little jitter
+// unless it has more to do), or all in turn until none has work left (`fulfillsyncd once`). Counts
+// runs, durations, failures and last successes per job. A stop lets running runs finish; `in_flight`
+// counts them so the service's graceful stop can wait.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fulfillsync/api/answer_log.hpp"
+#include "fulfillsync/common/asio.hpp"
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/daemon/job/job.hpp"
+#include "fulfillsync/daemon/job/sync_metrics.hpp"
+
+namespace fulfillsync::daemon {
+
+class Scheduler {
+ public:
+  Scheduler(boost::asio::any_io_executor executor, SyncMetrics& metrics, const bool& stopping, int& in_flight);
+
+  void add(std::unique_ptr<Job> job, config::Duration interval);
+  const std::vector<std::unique_ptr<Job>>& jobs() const { return jobs_; }
+
+  // What a job has done since the start.
+  struct Figures {
+    long runs = 0, failed_runs = 0, settled = 0;
+    long failed_in_a_row = 0;
+    double last_run_seconds = 0;
+    std::optional<std::chrono::system_clock::time_point> last_success{};
+    // The last run that threw (a store that cannot be read or written), and what it threw.
+    std::optional<std::chrono::system_clock::time_point> error_at{};
+    std::string error{};
+  };
+  Figures figures(const Job& job) const;
+  long settled(const Job& job) const { return figures(job).settled; }
+
+  // Where the provider's answers to the job named `job` are noted (ApiClient::for_caller), made on
+  // first use so that the job's client can be made before the job.
+  api::AnswerLog& answer_log(std::string_view job);
+  const api::AnswerLog* find_answer_log(std::string_view job) const;
+
+  // Starts every job's loop.
+  void start();
+
+  enum class Idle {
+    done,     // nothing left to do, and every job's last run ended without error
+    paused,   // a job is paused until an operator acts (credentials or certificate refused)
+    failing,  // a job's runs failed `failed_runs_limit` times in a row: failing_job() names it
+    stopped,  // a stop signal
+  };
+  // Runs the jobs in turn until none has anything left to do, one is paused or keeps failing, or a
+  // stop. A job whose last run failed is not done: it runs again after its back-off.
+  boost::asio::awaitable<Idle> run_until_idle(int failed_runs_limit);
+  // After Idle::failing: the job, and the error of its last run when it threw.
+  const std::string& failing_job() const { return failing_job_; }
+  const std::string& failing_error() const { return failing_error_; }
+
+ private:
+  struct Slot {
+    Job* job;
+    config::Duration interval;
+    Figures figures{};
+  };
+  boost::asio::awaitable<void> loop(Slot& slot);
+  // `error`: set to what the run threw, if it did.
+  boost::asio::awaitable<JobRun> run_once(Slot& slot, std::string* error = nullptr);
+  boost::asio::awaitable<void> sleep(std::chrono::milliseconds duration);
+
+  boost::asio::any_io_executor executor_;
+  SyncMetrics& metrics_;
+  const bool& stopping_;
+  int& in_flight_;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::vector<Slot> slots_;
+  std::mt19937 random_{std::random_device{}()};
+  std::string failing_job_, failing_error_;
+  std::map<std::string, api::AnswerLog, std::less<>> answer_logs_;
+};
+
+}  // namespace fulfillsync::daemon

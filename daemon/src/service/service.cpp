@@ -1,0 +1,476 @@
+#include "service/service.hpp"
+
+#include <signal.h>
+
+#include <cassert>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/status_report.hpp"
+#include "fulfillsync/api/channel_selection.hpp"
+#include "fulfillsync/api/oauth.hpp"
+#include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/config/duration.hpp"
+#include "fulfillsync/config/loader.hpp"
+#include "fulfillsync/daemon/exit_codes.hpp"
+#include "fulfillsync/daemon/store/daemon_record.hpp"
+#include "pull/mark_tracking.hpp"
+#include "pull/pull_lots.hpp"
+#include "pull/pull_returns.hpp"
+#include "pull/pull_shipments.hpp"
+#include "push/cancel_push_job.hpp"
+#include "push/create_push_job.hpp"
+
+namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+Service::Service(std::filesystem::path config_path, config::Config config,
+                 std::optional<spdlog::level::level_enum> log_level_override, Mode mode)
+    : config_path_(std::move(config_path)),
+      config_(std::move(config)),
+      log_level_override_(log_level_override),
+      notifier_(Notifier::from_environment()),
+      mode_(mode) {
+  apply(config_);
+  checkpoint_ = std::make_unique<CheckpointStore>(config_.checkpoint.path);
+  spdlog::info("checkpoint store {} at schema version {}", checkpoint_->path().string(), checkpoint_->schema_version());
+  merchant_ = merchant::open_merchant_database(config_.merchant);
+  spdlog::info("merchant database: {}", merchant_->describe());
+  if (config_.metrics.enabled) {
+    metrics_port_ = metrics_.serve(
+        config_.metrics, io_.get_executor(), [this] { return health(); }, [this] { return readiness(); });
+    spdlog::info("metrics listening on {}:{}", config_.metrics.host, metrics_port_);
+  }
+  metrics_.record_config_load(true);
+
+  const auto base = api::parse_base_url(config_.api.base_url);
+  if (!base) throw std::runtime_error("api.base_url " + config_.api.base_url + " is not a URL");
+  transport_ = std::make_unique<api::Transport>(
+      io_.get_executor(),
+      api::TransportOptions{*base, config_.api.ca_file, config_.api.connect_timeout, config_.api.request_timeout,
+                            static_cast<std::size_t>(config_.api.pool_size)});
+  api_metrics_ = std::make_unique<api::ApiMetrics>(metrics_.registry());
+  if (const auto& oauth = config_.api.oauth) {
+    const auto auth_base = api::parse_base_url(oauth->auth_url);
+    if (!auth_base) throw std::runtime_error("api.oauth.auth_url " + oauth->auth_url + " is not a URL");
+    auth_transport_ = std::make_unique<api::Transport>(
+        io_.get_executor(), api::TransportOptions{*auth_base, config_.api.ca_file, config_.api.connect_timeout,
+                                                  config_.api.request_timeout, 1});
+    token_store_ = std::make_unique<CheckpointTokenStore>(*checkpoint_);
+    tokens_ = std::make_unique<api::OAuthTokenSource>(
+        *auth_transport_,
+        api::OAuthOptions{oauth->auth_url, oauth->client_id, api::read_token_file(oauth->client_secret_file),
+                          oauth->redirect_uri, oauth->scopes},
+        *token_store_, *api_metrics_);
+  } else {
+    tokens_ = std::make_unique<api::PersonalAccessToken>(config_.api.token_file);
+  }
+  client_ = std::make_unique<api::ApiClient>(
+      io_.get_executor(), *transport_, *tokens_, *api_metrics_,
+      api::ClientOptions{config_.api.version, config_.api.requests_per_minute,
+                         api::RetryPolicy{config_.api.retry.base, config_.api.retry.cap, config_.api.retry.attempts}});
+
+  ledger_ = std::make_unique<OutboundLedger>(*checkpoint_);
+  if (const int interrupted = ledger_->recover_interrupted(); interrupted > 0) {
+    spdlog::warn("{} sends were interrupted by the last stop; they are looked up at the provider before any new send",
+                 interrupted);
+  }
+  marks_ = std::make_unique<TrackingMarkLedger>(*checkpoint_);
+  if (const int interrupted = marks_->recover_interrupted(); interrupted > 0) {
+    spdlog::warn("{} tracking marks were interrupted by the last stop; they are looked up at the provider before "
+                 "any new mark",
+                 interrupted);
+  }
+  sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
+  results_ = std::make_unique<ResultWriter>(*ledger_, *merchant_, *sync_metrics_);
+  // Before the intake reads the starting point: a lost or older store learns what was created.
+  rebuild_ = std::make_unique<StoreRebuild>(*merchant_, *checkpoint_, *ledger_);
+  rebuild_->adopt(config_.sync.orders_since);
+  const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
+  const auto version = api::parse_api_version(config_.api.version);
+  assert(version && "the loader accepts only known versions");
+  const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
+      config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
+      config_.merchant.max_clock_skew};
+  order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
+      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval});
+  return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
+      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
+                                                 since, config_.merchant.reconcile_interval});
+  scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
+  add_push_jobs();
+  add_pull_jobs(since);
+  progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *marks_, *sync_metrics_,
+                                               config_.api.requests_per_minute);
+  progress_->export_figures();
+  record_daemon_start(*checkpoint_);
+}
+
+void Service::add_push_jobs() {
+  const auto version = *api::parse_api_version(config_.api.version);
+  const auto context_for = [&](std::string_view job) {
+    return PushContext{client_for(job), *ledger_, *results_, *sync_metrics_, version, stopping_,
+                       config_.api.request_timeout};
+  };
+  const auto& sync = config_.sync;
+  if (sync.push_orders.enabled) {
+    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context_for("push_orders"),
+                                                    sync.push_orders, *order_intake_),
+                    sync.push_orders.interval);
+  }
+  if (sync.push_cancels.enabled) {
+    // One job reads the orders table: push_orders when it runs, so that its backpressure holds.
+    Intake* const orders = sync.push_orders.enabled ? nullptr : order_intake_.get();
+    scheduler_->add(std::make_unique<CancelPushJob>(context_for("push_cancels"), sync.push_cancels, orders),
+                    sync.push_cancels.interval);
+  }
+  if (sync.push_returns.enabled) {
+    scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::return_create, context_for("push_returns"),
+                                                    sync.push_returns, *return_intake_),
+                    sync.push_returns.interval);
+  }
+}
+
+void Service::add_pull_jobs(const std::string& since) {
+  const auto version = *api::parse_api_version(config_.api.version);
+  const auto starting_point = timestamps::parse_iso8601(since);
+  assert(starting_point && "the starting point is saved in ISO 8601");
+  const auto context_for = [&](std::string_view job) {
+    return PullContext{client_for(job),     *merchant_,      *checkpoint_,
+                       *sync_metrics_,      version,         stopping_,
+                       *starting_point,     config_.api.request_timeout};
+  };
+  const auto& sync = config_.sync;
+  if (sync.pull_shipments.enabled) {
+    scheduler_->add(std::make_unique<PullShipmentsJob>(context_for("pull_shipments"), sync.pull_shipments), sync.pull_shipments.interval);
+  }
+  if (sync.mark_tracking.mode != config::TrackingMarkMode::never) {
+    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, sync.mark_tracking),
+                    sync.mark_tracking.interval);
+  }
+  if (sync.pull_returns.enabled) {
+    scheduler_->add(std::make_unique<PullReturnsJob>(context_for("pull_returns"), sync.pull_returns), sync.pull_returns.interval);
+  }
+  if (sync.pull_lots.enabled) {
+    // The job spaces its own reads across the interval; the scheduler only wakes it.
+    scheduler_->add(std::make_unique<PullLotsJob>(context_for("pull_lots"), sync.pull_lots, mode_ != Mode::once), 1s);
+  }
+}
+
+api::ApiClient& Service::client_for(std::string_view job) {
+  return job_clients_.emplace_back(client_->for_caller(scheduler_->answer_log(job)));
+}
+
+Service::~Service() = default;
+
+int Service::run() {
+  asio::co_spawn(io_, handle_signals(), asio::detached);
+  asio::co_spawn(io_, connect_to_provider(), asio::detached);
+  // From the start, not once the provider answers: a daemon that cannot reach it still exports its
+  // backlog, lag and oldest waiting entry as they grow.
+  if (mode_ != Mode::once) asio::co_spawn(io_, report_progress(), asio::detached);
+  last_beat_ = std::chrono::steady_clock::now();  // opening the stores may have taken a while
+  asio::co_spawn(io_, heartbeat(), asio::detached);
+  notifier_.notify("READY=1\nSTATUS=" + status_line());
+  spdlog::info("fulfillsyncd ready ({})", config_path_.string());
+  io_.run();
+  if (mode_ != Mode::run && !exit_code_) {
+    end_once(exit_code::temporary_failure, "stopped by a signal before the work was done; the next start resumes it");
+  }
+  try {
+    record_daemon_stop(*checkpoint_);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot note the stop in the checkpoint store: {}", e.what());
+  }
+  spdlog::info("fulfillsyncd stopped");
+  return exit_code_.value_or(exit_code::ok);
+}
+
+asio::awaitable<void> Service::connect_to_provider() {
+  std::chrono::milliseconds wait = 1s;
+  asio::steady_timer timer(io_);
+  while (!stopping_) {
+    const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
+    if (selection.status == api::ChannelSelection::Status::selected) {
+      spdlog::info("provider {}: {}", config_.api.base_url, selection.message);
+      note_waiting(std::nullopt);
+      if (sync_metrics_->set_provider_reachable(true)) spdlog::info("the provider answers again");
+      if (stopping_) co_return;
+      const auto version = *api::parse_api_version(config_.api.version);
+      co_await rebuild_->check(*client_, version, stopping_);
+      if (stopping_) co_return;
+      if (mode_ == Mode::rebuild) {
+        end_rebuild();
+        asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      } else if (mode_ == Mode::once) {
+        asio::co_spawn(io_, run_jobs_once(), asio::detached);
+      } else {
+        scheduler_->start();
+      }
+      co_return;
+    }
+    if (!selection.transient()) {
+      // An operator has to act (the token, the channel, the certificate); systemd does not restart on 78.
+      if (mode_ != Mode::run) {
+        end_once(exit_code::config, "cannot start: " + selection.message);
+      } else {
+        spdlog::critical("cannot start: {}", selection.message);
+        exit_code_ = exit_code::config;
+      }
+      if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      co_return;
+    }
+    sync_metrics_->set_provider_reachable(false);
+    note_waiting(fmt::format("the provider's first answer ({}); the jobs start once it answers", selection.message));
+    if (mode_ != Mode::run) {
+      // The client has tried as often as api.retry allows: a run that must end does not wait longer.
+      end_once(exit_code::unavailable, provider_unreachable(selection.message));
+      if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+      co_return;
+    }
+    spdlog::error("{}; asking again in {} (fulfillsync_provider_reachable is 0)", selection.message,
+                  config::format_duration(wait));
+    timer.expires_after(wait);
+    co_await timer.async_wait(asio::use_awaitable);
+    wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
+  }
+}
+
+void Service::note_waiting(const std::optional<std::string>& what) {
+  try {
+    record_daemon_waiting(*checkpoint_, what);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot note in the checkpoint store what the daemon waits for: {}", e.what());
+  }
+}
+
+std::string Service::provider_unreachable(const std::string& detail) const {
+  const auto& retry = config_.api.retry;
+  return fmt::format("the provider cannot be reached: {} (after {} attempts, api.retry: base {}, cap {}); check "
+                     "api.base_url, the network and the provider's status",
+                     detail, retry.attempts, config::format_duration(retry.base), config::format_duration(retry.cap));
+}
+
+asio::awaitable<void> Service::run_jobs_once() {
+  const Scheduler::Idle idle = co_await scheduler_->run_until_idle(config_.api.retry.attempts);
+  switch (idle) {
+    case Scheduler::Idle::stopped: co_return;  // run() ends it once the graceful stop is over
+    case Scheduler::Idle::done: {
+      int rejected = 0;
+      for (const auto& [key, count] : ledger_->backlog()) {
+        if (key.second == LedgerState::rejected) rejected += count;
+      }
+      if (rejected > 0 || marks_->failing() > 0) {
+        end_once(exit_code::data_error, "done; some rows stay rejected or tracking marks refused (see above)");
+      } else {
+        end_once(exit_code::ok, "");
+      }
+      break;
+    }
+    case Scheduler::Idle::paused:
+      if (const auto& refused = transport_->refused_certificate()) {
+        end_once(exit_code::config, "stopped with work left: " + *refused);
+      } else {
+        end_once(exit_code::temporary_failure, "stopped with work left: the provider refused the credentials");
+      }
+      break;
+    case Scheduler::Idle::failing: {
+      std::string why = fmt::format("stopped with work left: {} failed {} runs in a row", scheduler_->failing_job(),
+                                    config_.api.retry.attempts);
+      if (!scheduler_->failing_error().empty()) {
+        why += ": " + scheduler_->failing_error();
+      } else if (!sync_metrics_->provider_reachable()) {
+        why += "; " + provider_unreachable("no answer");
+      } else {
+        why += " (the log above says why)";
+      }
+      end_once(exit_code::unavailable, why);
+      break;
+    }
+  }
+  if (!stopping_) asio::co_spawn(io_, stop_gracefully(), asio::detached);
+}
+
+void Service::end_rebuild() {
+  const bool written = results_->flush(merchant::SourceKind::orders, "recover-store", 1 << 30) &&
+                       results_->flush(merchant::SourceKind::returns, "recover-store", 1 << 30);
+  std::fputs((rebuild_->summary().describe() + '\n').c_str(), stdout);
+  std::fflush(stdout);
+  // Unwritten results are replayed by the next start; the ledger is what counts.
+  if (!written) spdlog::warn("some result rows could not be written; the next start writes them");
+  exit_code_ = exit_code::ok;
+}
+
+void Service::end_once(int code, const std::string& why) {
+  exit_code_ = code;
+  try {
+    progress_->report(std::chrono::steady_clock::duration::zero());
+    std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_, config_.api.retry.attempts)).c_str(), stdout);
+    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot summarise the run: {}", e.what());
+  }
+  if (why.empty()) return;
+  if (code == exit_code::data_error) {
+    spdlog::warn("{} (exit {})", why, code);
+  } else {
+    spdlog::error("{} (exit {})", why, code);
+  }
+}
+
+asio::awaitable<void> Service::report_progress() {
+  asio::steady_timer timer(io_);
+  auto last = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    timer.expires_after(config_.sync.progress_interval);
+    boost::system::error_code ignored;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    if (stopping_) break;
+    const auto now = std::chrono::steady_clock::now();
+    try {
+      progress_->report(now - last);
+      notifier_.notify("STATUS=" + status_line());
+    } catch (const std::exception& e) {
+      spdlog::warn("progress report: {}", e.what());
+    }
+    last = now;
+  }
+}
+
+asio::awaitable<void> Service::handle_signals() {
+  for (;;) {
+    const int signal = co_await signals_.async_wait(asio::use_awaitable);
+    if (signal == SIGHUP) {
+      if (!stopping_) reload();
+      continue;
+    }
+    if (stopping_) {
+      spdlog::warn("second stop signal: exiting without waiting for in-flight work");
+      io_.stop();
+      co_return;
+    }
+    spdlog::info("received {}: stopping", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    asio::co_spawn(io_, stop_gracefully(), asio::detached);
+  }
+}
+
+asio::awaitable<void> Service::stop_gracefully() {
+  stopping_ = true;
+  notifier_.notify("STOPPING=1\nSTATUS=Stopping");
+  const auto deadline = std::chrono::steady_clock::now() + config_.service.shutdown_timeout;
+  asio::steady_timer poll(io_);
+  while (in_flight_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    poll.expires_after(50ms);
+    co_await poll.async_wait(asio::use_awaitable);
+  }
+  if (in_flight_ > 0) {
+    spdlog::warn("shutdown timeout ({}) reached with {} requests in flight; the ledger resumes them at next start",
+                 config::format_duration(config_.service.shutdown_timeout), in_flight_);
+  }
+  io_.stop();
+}
+
+asio::awaitable<void> Service::heartbeat() {
+  // Beating from the event loop itself is the point: a loop that hangs stops the pings, systemd
+  // restarts the service, and /healthz says so to any other supervisor.
+  const auto watchdog = notifier_.watchdog_interval();
+  asio::steady_timer timer(io_);
+  for (;;) {
+    last_beat_ = std::chrono::steady_clock::now();
+    if (watchdog) notifier_.notify("WATCHDOG=1");
+    timer.expires_after(beat_interval());
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+}
+
+std::chrono::steady_clock::duration Service::beat_interval() const {
+  const auto watchdog = notifier_.watchdog_interval();
+  return watchdog ? std::min<std::chrono::steady_clock::duration>(*watchdog, 1s) : 1s;
+}
+
+Probe Service::health() const {
+  Probe probe;
+  // Missing two beats in a row is what systemd's watchdog (WatchdogSec, twice the ping interval) acts on.
+  const auto since = std::chrono::steady_clock::now() - last_beat_;
+  if (since > 2 * beat_interval()) {
+    probe.problems.push_back(fmt::format(
+        "event loop: no progress for {} ms",
+        std::chrono::duration_cast<std::chrono::milliseconds>(since).count()));
+  }
+  return probe;
+}
+
+Probe Service::readiness() {
+  Probe probe;
+  if (stopping_) probe.problems.emplace_back("stopping");
+  if (!checkpoint_) probe.problems.emplace_back("checkpoint store: not open");
+  // A fresh connection, as a restart would make: the open one keeps working on a file that was moved away. Asked
+  // at most once a second, however often probes come.
+  const auto now = std::chrono::steady_clock::now();
+  if (now - merchant_checked_ >= 1s) {
+    merchant_checked_ = now;
+    merchant_problem_.clear();
+    try {
+      merchant::open_merchant_database_read_only(config_.merchant)->ping();
+    } catch (const std::exception& e) {
+      merchant_problem_ = text::printable(e.what());
+    }
+  }
+  if (!merchant_problem_.empty()) probe.problems.push_back(merchant_problem_);  // names the database itself
+  return probe;
+}
+
+void Service::reload() {
+  const auto monotonic_usec =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch());
+  notifier_.notify(fmt::format("RELOADING=1\nMONOTONIC_USEC={}", monotonic_usec.count()));
+  spdlog::info("received SIGHUP: reloading {}", config_path_.string());
+  try {
+    metrics_.reload_tls();
+  } catch (const std::exception& e) {
+    spdlog::error("reload: {}; the endpoint keeps the certificate it had", e.what());
+  }
+  try {
+    config::Config fresh = config::load_file(config_path_);
+    const auto needs_restart = [&](const char* section, bool changed) {
+      if (changed) spdlog::warn("reload: changes to '{}' take effect at the next restart", section);
+    };
+    needs_restart("checkpoint", !(fresh.checkpoint == config_.checkpoint));
+    needs_restart("merchant", !(fresh.merchant == config_.merchant));
+    needs_restart("api", !(fresh.api == config_.api));
+    needs_restart("metrics", !(fresh.metrics == config_.metrics));
+    needs_restart("sync", !(fresh.sync == config_.sync));
+    // Sections read at start stay as they were, so what runs matches what the log says.
+    fresh.checkpoint = config_.checkpoint;
+    fresh.merchant = config_.merchant;
+    fresh.api = config_.api;
+    fresh.metrics = config_.metrics;
+    fresh.sync = config_.sync;
+    apply(fresh);
+    config_ = std::move(fresh);
+    metrics_.record_config_load(true);
+    spdlog::info("configuration reloaded");
+  } catch (const config::ConfigError& error) {
+    for (const auto& diagnostic : error.diagnostics()) spdlog::error("{}", diagnostic.to_string());
+    spdlog::error("reload failed: keeping the running configuration");
+    metrics_.record_config_load(false);
+  }
+  notifier_.notify("READY=1\nSTATUS=" + status_line());
+}
+
+void Service::apply(const config::Config& config) {
+  spdlog::set_level(log_level_override_.value_or(config.logging.level));
+}
+
+std::string Service::status_line() const {
+  std::string status = progress_ && !progress_->status().empty() ? progress_->status() : "Running";
+  if (metrics_port_ != 0) status += fmt::format("; metrics on {}:{}", config_.metrics.host, metrics_port_);
+  return status;
+}
+
+}  // namespace fulfillsync::daemon

@@ -1,0 +1,430 @@
+#include "fulfillsync/daemon/store/outbound_ledger.hpp"
+
+#include "fulfillsync/common/invariant.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+
+namespace fulfillsync::daemon {
+namespace {
+
+LedgerState state_from(std::string_view text) {
+  if (text == "pending") return LedgerState::pending;
+  if (text == "in_flight") return LedgerState::in_flight;
+  if (text == "created") return LedgerState::created;
+  if (text == "rejected") return LedgerState::rejected;
+  if (text == "unknown") return LedgerState::unknown;
+  if (text == "withdrawn") return LedgerState::withdrawn;
+  FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other ledger state");
+}
+
+LedgerKind kind_from(std::string_view text) {
+  if (text == "order_create") return LedgerKind::order_create;
+  if (text == "order_cancel") return LedgerKind::order_cancel;
+  if (text == "return_create") return LedgerKind::return_create;
+  FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other ledger kind");
+}
+
+constexpr const char* kColumns =
+    "kind, source_key, content_hash, state, attempts, body, remote_id, coalesce(remote_status, ''), "
+    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
+    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
+
+LedgerEntry entry_from(SQLite::Statement& row) {
+  LedgerEntry entry;
+  entry.kind = kind_from(row.getColumn(0).getString());
+  entry.source_key = row.getColumn(1).getString();
+  entry.content_hash = row.getColumn(2).getString();
+  entry.state = state_from(row.getColumn(3).getString());
+  entry.attempts = row.getColumn(4).getInt();
+  entry.body = row.getColumn(5).getString();
+  if (!row.getColumn(6).isNull()) entry.remote_id = row.getColumn(6).getInt64();
+  entry.remote_status = row.getColumn(7).getString();
+  entry.last_error = row.getColumn(8).getString();
+  entry.note = row.getColumn(9).getString();
+  entry.result_pending = row.getColumn(10).getInt() != 0;
+  entry.created_at = row.getColumn(11).getString();
+  entry.updated_at = row.getColumn(12).getString();
+  entry.remote_created_at = row.getColumn(13).getString();
+  entry.sent_at = row.getColumn(14).getString();
+  return entry;
+}
+
+}  // namespace
+
+std::string_view to_string(LedgerKind kind) {
+  switch (kind) {
+    case LedgerKind::order_create: return "order_create";
+    case LedgerKind::order_cancel: return "order_cancel";
+    case LedgerKind::return_create: return "return_create";
+  }
+  return "order_create";
+}
+
+std::string_view to_string(LedgerState state) {
+  switch (state) {
+    case LedgerState::pending: return "pending";
+    case LedgerState::in_flight: return "in_flight";
+    case LedgerState::created: return "created";
+    case LedgerState::rejected: return "rejected";
+    case LedgerState::unknown: return "unknown";
+    case LedgerState::withdrawn: return "withdrawn";
+  }
+  return "pending";
+}
+
+OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
+
+OutboundLedger::Batch::Batch(OutboundLedger& ledger)
+    : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+
+void OutboundLedger::Batch::commit() { transaction_.commit(); }
+
+int OutboundLedger::recover_interrupted() {
+  return store_.database().exec(fmt::format(
+      "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1 "
+      "WHERE state = 'in_flight'"));
+}
+
+std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_view source_key) {
+  SQLite::Statement& query =
+      store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND source_key = ?", kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, std::string(source_key));
+  if (!query.executeStep()) return std::nullopt;
+  LedgerEntry entry = entry_from(query);
+  query.reset();  // a statement left on a row would hold its read snapshot
+  return entry;
+}
+
+std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKind kind,
+                                                                       std::span<const std::string> source_keys) {
+  std::map<std::string, std::string, std::less<>> found;
+  SQLite::Statement& query =
+      store_.prepared("SELECT content_hash FROM outbound_ledger WHERE kind = ? AND source_key = ?");
+  for (const std::string& key : source_keys) {
+    query.reset();
+    query.bind(1, std::string(to_string(kind)));
+    query.bind(2, key);
+    if (query.executeStep()) found.emplace(key, query.getColumn(0).getString());
+  }
+  query.reset();
+  return found;
+}
+
+Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                            std::string_view body) {
+  // Read and write without a transaction of its own: one daemon thread writes the ledger, and a
+  // caller's Batch makes many offers one commit.
+  const auto existing = find(kind, source_key);
+  Offer result = Offer::queued;
+  if (!existing) {
+    SQLite::Statement& insert =
+        store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, body, "
+                                    "created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
+                                    kSqlNow));
+    insert.bind(1, std::string(to_string(kind)));
+    insert.bind(2, std::string(source_key));
+    insert.bind(3, std::string(content_hash));
+    insert.bind(4, body.data(), static_cast<int>(body.size()));
+    insert.exec();
+  } else if (existing->content_hash == content_hash) {
+    result = Offer::unchanged;
+  } else if (existing->state == LedgerState::pending || existing->state == LedgerState::rejected ||
+             existing->state == LedgerState::withdrawn) {
+    // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
+    SQLite::Statement& update =
+        store_.prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
+                                    "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
+                                    "WHERE kind = ? AND source_key = ?",
+                                    kSqlNow));
+    update.bind(1, std::string(content_hash));
+    update.bind(2, body.data(), static_cast<int>(body.size()));
+    update.bind(3, std::string(to_string(kind)));
+    update.bind(4, std::string(source_key));
+    update.exec();
+  } else if (existing->state == LedgerState::created) {
+    // The body stays what was sent; the version is recorded so that re-reads of it stay quiet.
+    SQLite::Statement& update = store_.prepared(
+        fmt::format("UPDATE outbound_ledger SET content_hash = ?, note = ?, result_pending = 1, updated_at = {} "
+                    "WHERE kind = ? AND source_key = ?",
+                    kSqlNow));
+    update.bind(1, std::string(content_hash));
+    update.bind(2, std::string(kChangedAfterSending));
+    update.bind(3, std::string(to_string(kind)));
+    update.bind(4, std::string(source_key));
+    update.exec();
+    result = Offer::already_sent;
+  } else {
+    result = Offer::held;
+  }
+  return result;
+}
+
+void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, std::initializer_list<LedgerState> from,
+                                LedgerState to, std::optional<std::int64_t> remote_id,
+                                std::optional<std::string_view> remote_status, std::optional<std::string_view> error,
+                                std::optional<std::string_view> remote_created_at) {
+  std::string allowed;
+  for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
+                  "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
+                  "remote_created_at = coalesce(?, remote_created_at), updated_at = {0}, "
+                  "sent_at = CASE WHEN ?1 = 'in_flight' THEN {0} ELSE sent_at END "
+                  "WHERE kind = ? AND source_key = ? AND state IN ({1})",
+                  kSqlNow, allowed));
+  update.bind(1, std::string(to_string(to)));
+  update.bind(2, to == LedgerState::in_flight ? 1 : 0);
+  if (remote_id) update.bind(3, *remote_id);
+  else update.bind(3);
+  if (remote_status) update.bind(4, std::string(*remote_status));
+  else update.bind(4);
+  if (error) update.bind(5, std::string(*error));
+  else update.bind(5);
+  // A row being sent shows its previous state in the result table until the answer.
+  update.bind(6, to == LedgerState::in_flight ? 0 : 1);
+  if (remote_created_at && !remote_created_at->empty()) update.bind(7, std::string(*remote_created_at));
+  else update.bind(7);
+  update.bind(8, std::string(to_string(kind)));
+  update.bind(9, std::string(source_key));
+  const int changed = update.exec();
+  // The jobs only move rows they have just read in `from`; anything else means two writers or a
+  // logic error, and carrying on could send an order twice.
+  FULFILLSYNC_INVARIANT(changed == 1, fmt::format("outbound ledger: {} {} cannot move to {}", to_string(kind),
+                                                   source_key, to_string(to)));
+}
+
+void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key) {
+  transition(kind, source_key, {LedgerState::pending}, LedgerState::in_flight, std::nullopt, std::nullopt,
+             std::nullopt);
+}
+
+void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                                  std::string_view remote_status, std::string_view remote_created_at) {
+  // From unknown too: reconciliation found the order at the provider and adopts its id.
+  transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
+             remote_status, std::nullopt, remote_created_at);
+}
+
+void OutboundLedger::mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason) {
+  transition(kind, source_key, {LedgerState::in_flight, LedgerState::pending}, LedgerState::rejected, std::nullopt,
+             std::nullopt, reason);
+}
+
+void OutboundLedger::mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason) {
+  transition(kind, source_key, {LedgerState::in_flight}, LedgerState::unknown, std::nullopt, std::nullopt, reason);
+}
+
+void OutboundLedger::mark_pending(LedgerKind kind, std::string_view source_key, std::string_view reason) {
+  transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::pending, std::nullopt,
+             std::nullopt, reason);
+}
+
+void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                              std::string_view reason) {
+  const auto existing = find(kind, source_key);
+  if (!existing) {
+    SQLite::Statement& insert =
+        store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, last_error, "
+                                    "created_at, updated_at) VALUES (?, ?, ?, 'withdrawn', ?, {0}, {0})",
+                                    kSqlNow));
+    insert.bind(1, std::string(to_string(kind)));
+    insert.bind(2, std::string(source_key));
+    insert.bind(3, std::string(content_hash));
+    insert.bind(4, std::string(reason));
+    insert.exec();
+    return;
+  }
+  transition(kind, source_key,
+             {LedgerState::pending, LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn},
+             LedgerState::withdrawn, std::nullopt, std::nullopt, reason);
+  SQLite::Statement& update =
+      store_.prepared("UPDATE outbound_ledger SET content_hash = ? WHERE kind = ? AND source_key = ?");
+  update.bind(1, std::string(content_hash));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  update.exec();
+}
+
+std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState state, int limit) {
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? ORDER BY updated_at, source_key LIMIT ?", kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, std::string(to_string(state)));
+  query.bind(3, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                         LedgerState state, std::optional<std::int64_t> remote_id, std::string_view remote_status,
+                         std::string_view error, std::string_view remote_created_at, std::string_view note) {
+  SQLite::Statement& upsert = store_.prepared(fmt::format(
+      "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, remote_status, last_error, "
+      "remote_created_at, note, result_pending, created_at, updated_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), nullif(?7, ''), nullif(?8, ''), nullif(?9, ''), 1, {0}, {0}) "
+      "ON CONFLICT (kind, source_key) DO UPDATE SET content_hash = excluded.content_hash, state = excluded.state, "
+      "remote_id = excluded.remote_id, remote_status = excluded.remote_status, last_error = excluded.last_error, "
+      "remote_created_at = excluded.remote_created_at, note = excluded.note, result_pending = 1, "
+      "updated_at = excluded.updated_at WHERE state NOT IN ('created', 'in_flight')",
+      kSqlNow));
+  upsert.bind(1, std::string(to_string(kind)));
+  upsert.bind(2, std::string(source_key));
+  upsert.bind(3, std::string(content_hash));
+  upsert.bind(4, std::string(to_string(state)));
+  if (remote_id) upsert.bind(5, *remote_id);
+  else upsert.bind(5);
+  upsert.bind(6, std::string(remote_status));
+  upsert.bind(7, std::string(error));
+  upsert.bind(8, std::string(remote_created_at));
+  upsert.bind(9, std::string(note));
+  return upsert.exec() == 1;
+}
+
+void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                                   std::string_view reason) {
+  const auto existing = find(kind, source_key);
+  FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
+                            existing->state == LedgerState::rejected,
+                        fmt::format("outbound ledger: {} {} cannot be looked up from {}", to_string(kind), source_key,
+                                    existing ? to_string(existing->state) : "nothing"));
+  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", "");
+}
+
+bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                           std::int64_t remote_id, std::string_view remote_status, std::string_view remote_created_at,
+                           std::string_view note) {
+  return put(kind, source_key, content_hash, LedgerState::created, remote_id, remote_status, "", remote_created_at,
+             note);
+}
+
+void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND "
+                  "source_key = ?",
+                  kSqlNow));
+  update.bind(1, std::string(note));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  update.exec();
+}
+
+std::pair<long, std::string> OutboundLedger::size_and_newest() {
+  SQLite::Statement& query = store_.prepared("SELECT count(*), coalesce(max(updated_at), '') FROM outbound_ledger");
+  query.executeStep();
+  std::pair<long, std::string> result{query.getColumn(0).getInt64(), query.getColumn(1).getString()};
+  query.reset();
+  return result;
+}
+
+std::vector<LedgerEntry> OutboundLedger::unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit) {
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = 'unknown' "
+      "AND (updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) OR sent_at IS NULL) "
+      "ORDER BY updated_at, source_key LIMIT ?",
+      kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, sql_modifier_ago(quiet));
+  query.bind(3, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int limit) {
+  SQLite::Statement& query =
+      store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
+                                  "ORDER BY source_key LIMIT ?",
+                                  kColumns));
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
+  // An operator's requeue from another process may have changed the entry after it was read.
+  SQLite::Statement& update = store_.prepared(
+      "UPDATE outbound_ledger SET result_pending = 0 "
+      "WHERE kind = ? AND source_key = ? AND updated_at = ? AND state = ?");
+  update.bind(1, std::string(to_string(entry.kind)));
+  update.bind(2, entry.source_key);
+  update.bind(3, entry.updated_at);
+  update.bind(4, std::string(to_string(entry.state)));
+  update.exec();
+}
+
+std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
+  SQLite::Statement& query = store_.prepared("SELECT kind, state, count(*) FROM outbound_ledger GROUP BY kind, state");
+  std::map<std::pair<LedgerKind, LedgerState>, int> counts;
+  while (query.executeStep()) {
+    counts[{kind_from(query.getColumn(0).getString()), state_from(query.getColumn(1).getString())}] =
+        query.getColumn(2).getInt();
+  }
+  return counts;
+}
+
+int OutboundLedger::waiting(LedgerKind kind) {
+  SQLite::Statement& query = store_.prepared(
+      "SELECT count(*) FROM outbound_ledger WHERE kind = ? AND state IN ('pending', 'in_flight', "
+      "'unknown')");
+  query.bind(1, std::string(to_string(kind)));
+  query.executeStep();
+  const int count = query.getColumn(0).getInt();
+  query.reset();
+  return count;
+}
+
+std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit) {
+  SQLite::Statement& query = store_.prepared(
+      fmt::format("SELECT {} FROM outbound_ledger WHERE state = ? ORDER BY updated_at DESC LIMIT ?", kColumns));
+  query.bind(1, std::string(to_string(state)));
+  query.bind(2, limit);
+  std::vector<LedgerEntry> entries;
+  while (query.executeStep()) entries.push_back(entry_from(query));
+  return entries;
+}
+
+std::optional<std::string> OutboundLedger::oldest_waiting_since() {
+  // One indexed lookup per kind and state rather than a scan of the whole ledger.
+  std::optional<std::string> oldest;
+  SQLite::Statement& query =
+      store_.prepared("SELECT min(updated_at) FROM outbound_ledger WHERE kind = ? AND state = ?");
+  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+    for (const LedgerState state : {LedgerState::pending, LedgerState::unknown}) {
+      query.reset();
+      query.bind(1, std::string(to_string(kind)));
+      query.bind(2, std::string(to_string(state)));
+      if (query.executeStep() && !query.getColumn(0).isNull()) {
+        std::string since = query.getColumn(0).getString();
+        if (!oldest || since < *oldest) oldest = std::move(since);
+      }
+    }
+  }
+  query.reset();
+  return oldest;
+}
+
+bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
+                  "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' AND length(body) > 0",
+                  kSqlNow));
+  update.bind(1, std::string(to_string(kind)));
+  update.bind(2, std::string(source_key));
+  return update.exec() == 1;
+}
+
+int OutboundLedger::requeue_all_rejected() {
+  return store_.database().exec(fmt::format(
+      "UPDATE outbound_ledger SET state = 'pending', result_pending = 1, updated_at = {} "
+      "WHERE state = 'rejected' AND length(body) > 0",
+      kSqlNow));
+}
+
+}  // namespace fulfillsync::daemon
