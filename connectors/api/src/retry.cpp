@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "fulfillsync/common/doubling.hpp"
+
 namespace fulfillsync::api {
 
 std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry, std::mt19937_64& random) {
-  const int doublings = std::clamp(retry, 0, 30);
-  const std::int64_t ceiling =
-      std::min<std::int64_t>(policy.cap.count(), policy.base.count() * (std::int64_t{1} << doublings));
+  const std::int64_t ceiling = Doubling{policy.base, policy.cap}.after(std::max(retry, 0) + 1).count();
   if (ceiling <= 0) return std::chrono::milliseconds(0);
   std::uniform_int_distribution<std::int64_t> pick(0, ceiling - 1);
   return std::chrono::milliseconds(pick(random));

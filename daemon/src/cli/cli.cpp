@@ -77,6 +77,7 @@ int run(const CommandLine& line) {
   auto config = load_or_report(line, line.dry_run ? config::Secrets::skip : config::Secrets::check);
   if (!config) return exit_code::config;
   if (line.dry_run) return dry_run(*config);
+  const int failing_after = config->api.retry.attempts;  // as status counts a failing job
   std::unique_ptr<Service> service;
   try {
     arm_failpoints_from_environment();
@@ -89,7 +90,18 @@ int run(const CommandLine& line) {
     spdlog::critical("cannot start: {}", e.what());
     return exit_code::unavailable;
   }
-  return service->run();
+  const int code = service->run();
+  if (line.command == Command::once) {
+    try {
+      std::fputs((format_summary(service->ledger()) + '\n' +
+                  format_pull_side(service->checkpoint(), failing_after)).c_str(),
+                 stdout);
+      std::fflush(stdout);
+    } catch (const std::exception& e) {
+      spdlog::error("cannot summarise the run: {}", e.what());
+    }
+  }
+  return code;
 }
 
 // `status` and `retry` work beside a running daemon: they open its store without taking its lock.

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/config/duration.hpp"
 
 namespace fulfillsync::daemon {
@@ -12,15 +13,8 @@ using api::OutcomeKind;
 
 namespace {
 
-constexpr std::chrono::milliseconds kFirstPause = 1min;
-constexpr std::chrono::milliseconds kLongestPause = 15min;
-constexpr std::chrono::milliseconds kFirstBackOff = 1s;
-constexpr std::chrono::milliseconds kLongestBackOff = 30s;
-
-std::chrono::milliseconds doubled(std::chrono::milliseconds current, std::chrono::milliseconds first,
-                                  std::chrono::milliseconds longest) {
-  return current == 0ms ? first : std::min(current * 2, longest);
-}
+constexpr Doubling kPause{1min, 15min};
+constexpr Doubling kBackOff{1s, 30s};
 
 }  // namespace
 
@@ -41,7 +35,7 @@ bool FailureBackoff::holds(JobRun& run) const {
 }
 
 std::chrono::milliseconds FailureBackoff::pause(PauseReason reason, const api::Outcome& outcome) {
-  pause_ = doubled(pause_, kFirstPause, kLongestPause);
+  pause_ = kPause.next(pause_);
   if (pause_reason_ != reason) {
     if (reason == PauseReason::credentials) {
       spdlog::critical("{}: paused for {}: the provider refused the credentials ({}); check the token or "
@@ -86,7 +80,7 @@ std::chrono::milliseconds FailureBackoff::note_failure(const api::Outcome& outco
       note_reachable(false, outcome.detail);
       [[fallthrough]];
     default:
-      back_off_ = doubled(back_off_, kFirstBackOff, kLongestBackOff);
+      back_off_ = kBackOff.next(back_off_);
       return back_off_;
   }
 }

@@ -11,6 +11,7 @@
 #include "fulfillsync/api/answer.hpp"
 #include "fulfillsync/api/models/encode.hpp"
 #include "fulfillsync/api/pager.hpp"
+#include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "pull/order_page_writer.hpp"
 
@@ -27,13 +28,10 @@ constexpr std::size_t kIntakeBatch = 1000;
 constexpr std::size_t kLookupChunk = 40;
 constexpr int kResultBatch = 1000;
 // A shipment the provider refused to mark is tried again after 30 s, doubling to an hour.
-constexpr std::chrono::seconds kFirstRetry = 30s;
-constexpr std::chrono::seconds kLongestRetry = 1h;
+constexpr Doubling kRefusedMarkRetry{30s, 1h};
 
 std::chrono::seconds retry_after(int attempts) {
-  auto wait = kFirstRetry;
-  for (int i = 1; i < attempts && wait < kLongestRetry; ++i) wait *= 2;
-  return std::min(wait, kLongestRetry);
+  return std::chrono::duration_cast<std::chrono::seconds>(kRefusedMarkRetry.after(attempts));
 }
 
 std::string reason_of(const api::TrackingUploadResult& result) {

@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/status_report.hpp"
 #include "fulfillsync/api/channel_selection.hpp"
 #include "fulfillsync/api/oauth.hpp"
 #include "fulfillsync/common/printable.hpp"
+#include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/exit_codes.hpp"
@@ -192,7 +192,9 @@ int Service::run() {
 }
 
 asio::awaitable<void> Service::connect_to_provider() {
-  std::chrono::milliseconds wait = 1s;
+  // The provider is asked again after 1 s, doubling to a minute.
+  constexpr Doubling kFirstContact{1s, 60s};
+  std::chrono::milliseconds wait = kFirstContact.after(1);
   asio::steady_timer timer(io_);
   while (!stopping_) {
     const api::ChannelSelection selection = co_await api::select_channel(*client_, config_.api.channel_id);
@@ -237,7 +239,7 @@ asio::awaitable<void> Service::connect_to_provider() {
                   config::format_duration(wait));
     timer.expires_after(wait);
     co_await timer.async_wait(asio::use_awaitable);
-    wait = std::min<std::chrono::milliseconds>(wait * 2, 60s);
+    wait = kFirstContact.next(wait);
   }
 }
 
@@ -310,10 +312,8 @@ void Service::end_once(int code, const std::string& why) {
   exit_code_ = code;
   try {
     progress_->report(std::chrono::steady_clock::duration::zero());
-    std::fputs((format_summary(*ledger_) + '\n' + format_pull_side(*checkpoint_, config_.api.retry.attempts)).c_str(), stdout);
-    std::fflush(stdout);
   } catch (const std::exception& e) {
-    spdlog::error("cannot summarise the run: {}", e.what());
+    spdlog::error("cannot report the run's progress: {}", e.what());
   }
   if (why.empty()) return;
   if (code == exit_code::data_error) {

@@ -52,6 +52,10 @@ class Service {
   // Returns the process exit code.
   int run();
 
+  // What `once` summarises once run() returns (cli.cpp): the store and the ledger it ran on.
+  CheckpointStore& checkpoint() { return *checkpoint_; }
+  OutboundLedger& ledger() { return *ledger_; }
+
  private:
   boost::asio::awaitable<void> handle_signals();
   // Marks the loop's progress every beat_interval(): pets systemd's watchdog and feeds /healthz.
