@@ -1,22 +1,13 @@
 #include "bench_support.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -31,102 +22,27 @@ double seconds_of(const timeval& time) {
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-std::string log_excerpt(const fs::path& path) {
+std::string log_excerpt(const std::string& text) {
   constexpr std::size_t kEnds = 5;
   constexpr std::size_t kWidth = 400;
-  std::error_code missing;
-  if (!fs::exists(path, missing)) return "    (none)\n";
   std::vector<std::string> lines;
-  std::istringstream in(read_file(path));
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     lines.push_back(line.size() > kWidth ? line.substr(0, kWidth) + "..." : line);
   }
   if (lines.empty()) return "    (empty)\n";
-  std::string text;
+  std::string excerpt;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines.size() <= 2 * kEnds || i < kEnds || i >= lines.size() - kEnds) {
-      text += "    " + lines[i] + "\n";
+      excerpt += "    " + lines[i] + "\n";
     } else if (i == kEnds) {
-      text += fmt::format("    ... {} more lines ...\n", lines.size() - 2 * kEnds);
+      excerpt += fmt::format("    ... {} more lines ...\n", lines.size() - 2 * kEnds);
     }
   }
-  return text;
+  return excerpt;
 }
 
 // --- processes ------------------------------------------------------------------------------------
-
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fulfillsync-bench-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
-  }
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
-
-Child::Child(std::vector<std::string> argv, const fs::path& out, const fs::path& err) : argv_(std::move(argv)) {
-  std::vector<char*> args;
-  for (auto& arg : argv_) args.push_back(arg.data());
-  args.push_back(nullptr);
-  // Opened here, not in the child, so that the files exist as soon as the constructor returns.
-  const int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (in_fd >= 0 && out_fd >= 0 && err_fd >= 0) pid_ = fork();
-  if (pid_ == 0) {
-    // Only async-signal-safe calls until exec; dup2 clears close-on-exec on the copies.
-    dup2(in_fd, STDIN_FILENO);
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  for (const int fd : {in_fd, out_fd, err_fd}) {
-    if (fd >= 0) close(fd);
-  }
-  if (pid_ < 0) throw std::runtime_error("cannot start " + argv_.front() + ": " + std::strerror(errno));
-}
-
-Child::~Child() {
-  if (running()) {
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
-}
-
-void Child::signal(int number) const {
-  if (!status_) kill(pid_, number);
-}
-
-bool Child::running() {
-  if (status_) return false;
-  int status = 0;
-  if (wait4(pid_, &status, WNOHANG, &usage_) == pid_) {
-    status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  return !status_;
-}
-
-std::optional<int> Child::wait(Clock::duration timeout) {
-  const auto deadline = Clock::now() + timeout;
-  // Polled every 2 ms: a blocking wait could not give up at the deadline.
-  while (running() && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
-  return status_;
-}
 
 long status_kib(pid_t pid, std::string_view field) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -141,6 +57,7 @@ long status_kib(pid_t pid, std::string_view field) {
 // Fields 14 and 15 of /proc/PID/stat.
 double cpu_seconds_of(pid_t pid) {
   const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) throw std::runtime_error(fmt::format("process {} is gone", pid));
   // The command name may hold spaces; the fields after it start with field 3 (state).
   std::istringstream fields(stat.substr(stat.rfind(')') + 2));
   std::string skipped;
@@ -153,52 +70,13 @@ double cpu_seconds_of(pid_t pid) {
 
 // --- the sandbox's admin path ---------------------------------------------------------------------
 
-// A fresh connection each time: the sandbox closes idle keep-alive connections. The answer is read
-// by Content-Length.
-std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path,
+std::string admin_request(const Sandbox& sandbox, std::string_view method, std::string_view path,
                           std::string_view body) {
-  struct Socket {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ~Socket() { close(fd); }
-  } const connection;
-  const int fd = connection.fd;
-  if (fd < 0) throw std::runtime_error("socket failed");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    throw std::runtime_error(fmt::format("cannot connect to the sandbox on port {}", port));
+  const testing::HttpResponse response = sandbox.admin(method, path, body);
+  if (response.status < 200 || response.status > 299) {
+    throw std::runtime_error(fmt::format("{} {}: {} {}", method, path, response.status, response.body));
   }
-  const std::string request = fmt::format(
-      "{} {} HTTP/1.1\r\nHost: bench\r\nX-Sandbox-Admin-Token: {}\r\n{}Connection: close\r\n\r\n{}", method, path,
-      kAdminToken, method == "GET" ? "" : fmt::format("Content-Length: {}\r\n", body.size()), body);
-  for (std::size_t sent = 0; sent < request.size();) {
-    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) throw std::runtime_error("send to the sandbox failed");
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string response;
-  std::size_t head_end = std::string::npos;
-  std::size_t length = 0;
-  for (;;) {
-    if (head_end == std::string::npos && (head_end = response.find("\r\n\r\n")) != std::string::npos) {
-      std::string head = response.substr(0, head_end);
-      std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-      const auto at = head.find("\r\ncontent-length:");
-      if (at == std::string::npos) throw std::runtime_error("the sandbox answered " + path + " without Content-Length");
-      length = std::stoul(head.substr(at + 17));
-    }
-    if (head_end != std::string::npos && response.size() >= head_end + 4 + length) break;
-    char chunk[65536];
-    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) throw std::runtime_error("the sandbox closed the connection answering " + path);
-    response.append(chunk, static_cast<std::size_t>(n));
-  }
-  if (response.compare(0, 10, "HTTP/1.1 2") != 0) {
-    throw std::runtime_error(fmt::format("{} {}: {}", method, path, response.substr(0, response.find("\r\n"))));
-  }
-  return response.substr(head_end + 4, length);
+  return response.body;
 }
 
 std::map<std::string, std::uint64_t> Stats::requests_since(const Stats& before) const {
@@ -211,8 +89,8 @@ std::map<std::string, std::uint64_t> Stats::requests_since(const Stats& before) 
   return made;
 }
 
-Stats read_stats(std::uint16_t port) {
-  const std::string body = admin_get(port, "/_sandbox/stats");
+Stats read_stats(const Sandbox& sandbox) {
+  const std::string body = admin_get(sandbox, "/_sandbox/stats");
   simdjson::dom::parser parser;
   const simdjson::dom::element root = parser.parse(body);
   Stats stats;
@@ -325,57 +203,41 @@ World::World(fs::path bin_dir, WorldOptions options)
   merchant_.setBusyTimeout(5000);
   // WAL lets the merchant application and fulfillsyncd read and write side by side.
   merchant_.exec("PRAGMA journal_mode = WAL");
-  merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/source_tables.sql"));
-  merchant_.exec(read_file(fs::path(FULFILLSYNC_SOURCE_DIR) / "schema/merchant/change_log/0001_change_log.sql"));
+  merchant_.exec(read_file(testing::source_path("schema/merchant/source_tables.sql")));
+  merchant_.exec(read_file(testing::source_path("schema/merchant/change_log/0001_change_log.sql")));
   const fs::path token = dir_.path() / "api-token";
-  std::ofstream(token) << kToken << "\n";
+  std::ofstream(token) << Sandbox::kToken << "\n";
   // The daemon refuses a token file that group or others can read.
   if (chmod(token.c_str(), 0600) != 0) throw std::runtime_error("chmod " + token.string() + " failed");
 }
 
 void World::start_sandbox() {
-  const fs::path out = dir_.path() / "sandbox.out";
-  const fs::path err = dir_.path() / "sandbox.err";
-  sandbox_ = std::make_unique<Child>(
-      std::vector<std::string>{(bin_dir_ / "fulfillsync-sandbox").string(), "--listen", "127.0.0.1:0", "--token",
-                               kToken, "--admin-token", kAdminToken, "--seed", "demo", "--rate-limit",
-                               options_.rate_limit, "--clock-speed", fmt::format("{}", options_.clock_speed),
-                               "--log-level", "warn"},
-      out, err);
-  // Once it accepts connections the sandbox prints "listening on http://127.0.0.1:PORT".
-  const auto deadline = Clock::now() + 30s;
-  for (;;) {
-    const std::string text = read_file(out);
-    const auto at = text.find("listening on ");
-    const auto end = at == std::string::npos ? std::string::npos : text.find('\n', at);
-    if (end != std::string::npos) {
-      const auto colon = text.rfind(':', end);
-      port_ = static_cast<std::uint16_t>(std::stoi(text.substr(colon + 1, end - colon - 1)));
-      break;
-    }
-    if (!sandbox_->running() || Clock::now() >= deadline) {
-      throw std::runtime_error("fulfillsync-sandbox did not start:\n" + text + log_excerpt(err));
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  sandbox_ = std::make_unique<Sandbox>(
+      std::vector<std::string>{"--rate-limit", options_.rate_limit, "--clock-speed",
+                               fmt::format("{}", options_.clock_speed), "--log-level", "warn"},
+      0, bin_dir_ / "fulfillsync-sandbox");
   write_config();
 }
 
-std::unique_ptr<Child> World::start_daemon(const std::string& command, const std::string& log_name) {
-  return std::make_unique<Child>(
-      std::vector<std::string>{(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command},
-      dir_.path() / (log_name + ".out"), dir_.path() / (log_name + ".err"));
+std::unique_ptr<ChildProcess> World::start_daemon(const std::string& command, const std::string& log_name) {
+  return std::make_unique<ChildProcess>(ChildProcess::Options{
+      .argv = {(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command},
+      .stdout_file = dir_.path() / (log_name + ".out"),
+      .stderr_file = dir_.path() / (log_name + ".err")});
 }
 
 void World::print_logs() const {
-  fmt::print("  daemon stdout:\n{}  daemon stderr:\n{}  sandbox stderr:\n{}", log_excerpt(dir_.path() / "daemon.out"),
-             log_excerpt(dir_.path() / "daemon.err"), log_excerpt(dir_.path() / "sandbox.err"));
+  fmt::print("  daemon stdout:\n{}  daemon stderr:\n{}  sandbox stderr:\n{}",
+             log_excerpt(read_file(dir_.path() / "daemon.out")), log_excerpt(read_file(dir_.path() / "daemon.err")),
+             log_excerpt(sandbox_stderr()));
 }
 
 std::runtime_error World::failure(const std::string& what) const {
-  return std::runtime_error(what + "\n  daemon stderr:\n" + log_excerpt(dir_.path() / "daemon.err") +
-                            "  sandbox stderr:\n" + log_excerpt(dir_.path() / "sandbox.err"));
+  return std::runtime_error(what + "\n  daemon stderr:\n" + log_excerpt(read_file(dir_.path() / "daemon.err")) +
+                            "  sandbox stderr:\n" + log_excerpt(sandbox_stderr()));
 }
+
+std::string World::sandbox_stderr() const { return sandbox_ ? sandbox_->process().stderr_text() : std::string(); }
 
 void World::write_config() {
   const fs::path& dir = dir_.path();
@@ -398,7 +260,7 @@ void World::write_config() {
       "{6}"
       "logging:\n"
       "  level: {4}\n",
-      dir.string(), port_, options_.requests_per_minute, options_.jobs.empty() ? "" : "  jobs:\n" + options_.jobs,
+      dir.string(), sandbox_->port(), options_.requests_per_minute, options_.jobs.empty() ? "" : "  jobs:\n" + options_.jobs,
       options_.daemon_log_level, options_.sync, options_.metrics);
 }
 

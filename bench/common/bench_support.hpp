@@ -1,8 +1,7 @@
 #pragma once
-// What the end-to-end benchmarks (push_bench, pull_bench) share: child processes, a sandbox and a
-// daemon in a temp dir of their own, the sandbox's admin path, seeding a merchant database, and the
-// summary table. Benchmarks print figures; nothing here asserts on time.
-#include <sys/resource.h>
+// What the end-to-end benchmarks (push_bench, pull_bench) share: a sandbox and a daemon in a temp dir
+// of their own (started with the tests' ChildProcess and Sandbox), the sandbox's admin path, seeding
+// a merchant database, and the summary table. Benchmarks print figures; nothing here asserts on time.
 #include <sys/time.h>
 #include <sys/types.h>
 
@@ -23,13 +22,17 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "fulfillsync/testing/process.hpp"
+#include "fulfillsync/testing/sandbox.hpp"
+
 namespace fulfillsync::bench {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using testing::ChildProcess;
+using testing::read_file;
+using testing::Sandbox;
 
-inline constexpr const char* kToken = "bench-token";
-inline constexpr const char* kAdminToken = "bench-admin";
 inline constexpr double kKiBPerMiB = 1024.0;
 
 // Products of `fulfillsync-sandbox --seed demo`, named by sku and name as a shop would.
@@ -38,58 +41,22 @@ inline constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = 
 
 double seconds_since(Clock::time_point start);
 double seconds_of(const timeval& time);
-std::string read_file(const fs::path& path);
 
 // A log for the report: every line when short, else its first and last few (the first warnings
 // tell what went wrong, the last lines how a run ended).
-std::string log_excerpt(const fs::path& path);
-
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// A child process writing to files; killed and reaped when it goes out of scope, so a scenario that
-// fails half-way leaves no daemon or sandbox behind.
-class Child {
- public:
-  Child(std::vector<std::string> argv, const fs::path& out, const fs::path& err);
-  ~Child();
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  pid_t pid() const { return pid_; }
-  void signal(int number) const;
-  // Reaps the child once it has exited, keeping its status (128 + signal when killed) and rusage.
-  bool running();
-  // The exit status, or nothing when the child still runs after `timeout`.
-  std::optional<int> wait(Clock::duration timeout);
-  const rusage& usage() const { return usage_; }
-
- private:
-  std::vector<std::string> argv_;
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-  rusage usage_{};
-};
+std::string log_excerpt(const std::string& text);
 
 // A field of /proc/PID/status in KiB (VmRSS, VmHWM), or -1 once the process is gone.
 long status_kib(pid_t pid, std::string_view field);
 // User plus system CPU seconds of a running process.
 double cpu_seconds_of(pid_t pid);
 
-// One admin request (GET, or POST without a body) on a fresh loopback connection; the body of a
-// 2xx answer. Anything else throws.
-std::string admin_request(std::uint16_t port, std::string_view method, const std::string& path,
+// One request to the sandbox's admin path; the body of a 2xx answer. Anything else throws.
+std::string admin_request(const Sandbox& sandbox, std::string_view method, std::string_view path,
                           std::string_view body = {});
-inline std::string admin_get(std::uint16_t port, const std::string& path) { return admin_request(port, "GET", path); }
+inline std::string admin_get(const Sandbox& sandbox, std::string_view path) {
+  return admin_request(sandbox, "GET", path);
+}
 
 struct Stats {
   std::uint64_t requests_total = 0;
@@ -102,7 +69,7 @@ struct Stats {
 };
 
 // GET /_sandbox/stats. Admin requests are not counted there: every request counted is the daemon's.
-Stats read_stats(std::uint16_t port);
+Stats read_stats(const Sandbox& sandbox);
 
 std::string reference_of(std::string_view prefix, long n);
 
@@ -155,27 +122,26 @@ class World {
   World(fs::path bin_dir, WorldOptions options = {});
 
   SQLite::Database& merchant() { return merchant_; }
-  std::uint16_t port() const { return port_; }
-  Child& sandbox() { return *sandbox_; }
+  Sandbox& sandbox() { return *sandbox_; }
   const fs::path& dir() const { return dir_.path(); }
 
-  // Starts the sandbox, learns its port and writes the daemon's configuration for it.
+  // Starts the sandbox and writes the daemon's configuration for its port.
   void start_sandbox();
   // `fulfillsyncd COMMAND`, its output in LOG_NAME.out and LOG_NAME.err of the world's directory.
-  std::unique_ptr<Child> start_daemon(const std::string& command, const std::string& log_name = "daemon");
+  std::unique_ptr<ChildProcess> start_daemon(const std::string& command, const std::string& log_name = "daemon");
   void print_logs() const;
   // An error that carries the logs, for a run that went wrong.
   std::runtime_error failure(const std::string& what) const;
 
  private:
   void write_config();
+  std::string sandbox_stderr() const;
 
   fs::path bin_dir_;
   WorldOptions options_;
-  TempDir dir_;
+  testing::TempDir dir_;
   SQLite::Database merchant_;
-  std::unique_ptr<Child> sandbox_;
-  std::uint16_t port_ = 0;
+  std::unique_ptr<Sandbox> sandbox_;
   fs::path config_;
 };
 

@@ -6,9 +6,7 @@
 // resident memory for both.
 //
 //   endpoint_bench [--held N] [--scrapes N] [--quick]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,11 +17,13 @@
 #include <fmt/format.h>
 
 #include "bench_support.hpp"
+#include "fulfillsync/testing/http.hpp"
 
 namespace {
 
 using namespace fulfillsync::bench;
 using namespace std::chrono_literals;
+namespace testing = fulfillsync::testing;
 
 struct Options {
   long held = 1000;
@@ -32,55 +32,25 @@ struct Options {
   fs::path bin_dir;
 };
 
-std::uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    ::close(fd);
-    throw std::runtime_error("no free port");
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-int connect_to(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error("connect: " + why);
-  }
-  return fd;
-}
-
-void send_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL);
-    if (n <= 0) throw std::runtime_error(std::string("send: ") + std::strerror(errno));
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-// One scrape on a fresh connection; returns the seconds to the whole answer and its size.
+// One scrape on a fresh connection; returns the seconds to the whole answer and the size of its body.
 std::pair<double, std::size_t> scrape(std::uint16_t port) {
   const auto start = Clock::now();
-  const int fd = connect_to(port);
-  send_all(fd, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
-  std::string answer;
-  char buffer[16384];
-  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
-  ::close(fd);
+  const testing::HttpResponse answer =
+      testing::http_request("127.0.0.1", port, "GET", "/metrics", {{"Accept-Encoding", "gzip"}});
   const double seconds = seconds_since(start);
-  if (answer.rfind("HTTP/1.1 200", 0) != 0) throw std::runtime_error("scrape: " + answer.substr(0, 100));
-  return {seconds, answer.size()};
+  if (answer.status != 200) throw std::runtime_error(fmt::format("scrape: {} {}", answer.status, answer.body));
+  return {seconds, answer.body.size()};
+}
+
+// A connection that sent half a request header and stays silent.
+int hold_half_sent(std::uint16_t port) {
+  const int fd = testing::connect_loopback(port);
+  if (fd < 0 || !testing::send_all(fd, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Ag")) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("holding a connection: " + why);
+  }
+  return fd;
 }
 
 struct Latency {
@@ -116,7 +86,7 @@ void run_held(const Options& options, Report& report) {
     throw std::runtime_error(fmt::format("the descriptor limit ({}) is below --held", limit.rlim_cur));
   }
   WorldOptions world_options;
-  const std::uint16_t port = free_port();
+  const std::uint16_t port = testing::unused_loopback_port();
   world_options.metrics = fmt::format("  listen: 127.0.0.1:{}\n  header_read_timeout: 5m\n", port);
   World world(options.bin_dir, world_options);
   world.start_sandbox();
@@ -134,11 +104,7 @@ void run_held(const Options& options, Report& report) {
   std::printf("alone: %s, RSS %.1f MiB\n", milliseconds(alone).c_str(), rss_alone);
 
   std::vector<int> held;
-  for (long i = 0; i < options.held; ++i) {
-    const int fd = connect_to(port);
-    send_all(fd, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Ag");
-    held.push_back(fd);
-  }
+  for (long i = 0; i < options.held; ++i) held.push_back(hold_half_sent(port));
   std::this_thread::sleep_for(1s);
   const double rss_held = static_cast<double>(status_kib(daemon->pid(), "VmRSS")) / kKiBPerMiB;
   const Latency with_held = scrapes(port, options.scrapes);
@@ -155,8 +121,8 @@ void run_held(const Options& options, Report& report) {
                          rss_alone, (std::max(rss_held, rss_after) - rss_alone) * kKiBPerMiB /
                                         static_cast<double>(options.held)),
              "small, bounded", std::nullopt);
-  daemon->signal(SIGTERM);
-  daemon->wait(30s);
+  daemon->send_signal(SIGTERM);
+  daemon->wait_for_exit(30s);
 }
 
 constexpr const char* kUsage =

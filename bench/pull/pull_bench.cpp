@@ -164,13 +164,13 @@ std::optional<JobFigures> job_figures(const std::string& text, std::string_view 
 // The daemon's own figures after the run: `fulfillsyncd status` reads them from the checkpoint store.
 std::string saved_job_figures(World& world) {
   const auto status = world.start_daemon("status", "status");
-  if (!status->wait(60s)) return "    (status did not answer within 60 s)\n";
+  if (!status->wait_for_exit(60s)) return "    (status did not answer within 60 s)\n";
   return job_table(read_file(world.dir() / "status.out"), {"push_orders", "pull_shipments", "mark_tracking"});
 }
 
 // Polls four times a second until every order is fully synced or the cap is reached; then freezes
 // the daemon (SIGSTOP), so that the requests counted next are those it took to get there.
-Progress wait_until_synced(World& world, Child& daemon, long orders, long cap_seconds) {
+Progress wait_until_synced(World& world, ChildProcess& daemon, long orders, long cap_seconds) {
   constexpr auto kPoll = 250ms;
   constexpr int kPollsPerLine = 20;  // a progress line every 5 s
   const auto start = Clock::now();
@@ -181,7 +181,7 @@ Progress wait_until_synced(World& world, Child& daemon, long orders, long cap_se
     progress = read_progress(world.merchant());
     const bool done = progress.synced >= orders;
     const bool capped = seconds_since(start) >= static_cast<double>(cap_seconds);
-    if (done || capped) daemon.signal(SIGSTOP);
+    if (done || capped) daemon.send_signal(SIGSTOP);
     if (poll % kPollsPerLine == 0 || done || capped) {
       fmt::print("  {:6.2f} s: created {}, shipments {}, tracking {}, marked {}, fully synced {} of {}\n",
                  seconds_since(start), progress.created, progress.shipments, progress.tracking, progress.marked,
@@ -191,10 +191,10 @@ Progress wait_until_synced(World& world, Child& daemon, long orders, long cap_se
   }
 }
 
-void stop(Child& daemon) {
-  daemon.signal(SIGTERM);
-  daemon.signal(SIGCONT);  // a stopped process takes the SIGTERM once it runs again
-  const auto status = daemon.wait(60s);
+void stop(ChildProcess& daemon) {
+  daemon.send_signal(SIGTERM);
+  daemon.send_signal(SIGCONT);  // a stopped process takes the SIGTERM once it runs again
+  const auto status = daemon.wait_for_exit(60s);
   fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
 }
 
@@ -216,14 +216,14 @@ void run_calls(const Options& options, Report& report) {
   seed_orders(world.merchant(), "PULL-", orders);
   fmt::print("seeded {} orders in {:.1f} s\n", orders, seconds_since(seeding));
   world.start_sandbox();
-  const Stats before = read_stats(world.port());
+  const Stats before = read_stats(world.sandbox());
   const auto start = Clock::now();
   const auto daemon = world.start_daemon("run");
   const Progress progress = wait_until_synced(world, *daemon, orders, options.calls_cap_seconds);
   const double elapsed = seconds_since(start);
-  const Stats after = read_stats(world.port());
+  const Stats after = read_stats(world.sandbox());
   // The daemon saves its job figures each second; `status` reads them once it has stopped.
-  daemon->signal(SIGCONT);
+  daemon->send_signal(SIGCONT);
   std::this_thread::sleep_for(1500ms);
   stop(*daemon);
 
@@ -274,8 +274,8 @@ WorldOptions throughput_world() {
 // M orders of the daemon's channel made at the sandbox, then shipped by moving its clock.
 void make_shipped_orders(World& world, long count) {
   const auto start = Clock::now();
-  admin_request(world.port(), "POST", fmt::format("/_sandbox/orders:bulk?count={}", count));
-  admin_request(world.port(), "POST", fmt::format("/_sandbox/clock/advance?seconds={}", kShipSeconds));
+  admin_request(world.sandbox(), "POST", fmt::format("/_sandbox/orders:bulk?count={}", count));
+  admin_request(world.sandbox(), "POST", fmt::format("/_sandbox/clock/advance?seconds={}", kShipSeconds));
   fmt::print("made {} orders at the sandbox and shipped them ({} s of simulated time) in {:.1f} s\n", count,
              kShipSeconds, seconds_since(start));
 }
@@ -291,17 +291,17 @@ void run_throughput(const Options& options, Report& report) {
   World world(options.bin_dir, throughput_world());
   world.start_sandbox();
   make_shipped_orders(world, count);
-  const Stats before = read_stats(world.port());
-  const double sandbox_cpu = cpu_seconds_of(world.sandbox().pid());
+  const Stats before = read_stats(world.sandbox());
+  const double sandbox_cpu = cpu_seconds_of(world.sandbox().process().pid());
   const auto start = Clock::now();
   const auto daemon = world.start_daemon("once");
   // Generous: 1,000 shipments/s is a fifth of the target.
   const auto limit = 60s + std::chrono::milliseconds(count);
-  const auto status = daemon->wait(limit);
+  const auto status = daemon->wait_for_exit(limit);
   const double seconds = seconds_since(start);
   if (!status) throw world.failure(fmt::format("fulfillsyncd once did not finish within {:.0f} s", seconds));
-  const double sandbox_seconds = cpu_seconds_of(world.sandbox().pid()) - sandbox_cpu;
-  const Stats after = read_stats(world.port());
+  const double sandbox_seconds = cpu_seconds_of(world.sandbox().process().pid()) - sandbox_cpu;
+  const Stats after = read_stats(world.sandbox());
 
   const long shipments = count_rows(world.merchant(), "fulfillsync_shipments");
   const long tracking = count_rows(world.merchant(), "fulfillsync_tracking");
@@ -357,13 +357,13 @@ WorldOptions budget_world(long limit) {
 }
 
 // The sandbox's counts once a second from the daemon's start, `seconds` of them after the first.
-std::vector<Stats> sample_stats(World& world, Child& daemon, long seconds) {
-  std::vector<Stats> samples{read_stats(world.port())};
+std::vector<Stats> sample_stats(World& world, ChildProcess& daemon, long seconds) {
+  std::vector<Stats> samples{read_stats(world.sandbox())};
   const auto start = Clock::now();
   for (long tick = 1; tick <= seconds; ++tick) {
     std::this_thread::sleep_until(start + std::chrono::seconds(tick));
     if (!daemon.running()) throw world.failure("fulfillsyncd run exited during the budget run");
-    samples.push_back(read_stats(world.port()));
+    samples.push_back(read_stats(world.sandbox()));
   }
   return samples;
 }

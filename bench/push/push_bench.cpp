@@ -96,8 +96,8 @@ SystemClock::time_point parse_time(const std::string& text) {
 }
 
 // reference_id -> created_date of every order at the sandbox (GET /_sandbox/orders).
-std::map<std::string, SystemClock::time_point> read_created_dates(std::uint16_t port) {
-  const std::string body = admin_get(port, "/_sandbox/orders");
+std::map<std::string, SystemClock::time_point> read_created_dates(const Sandbox& sandbox) {
+  const std::string body = admin_get(sandbox, "/_sandbox/orders");
   simdjson::dom::parser parser;
   const simdjson::dom::element root = parser.parse(body);
   std::map<std::string, SystemClock::time_point> created;
@@ -135,13 +135,13 @@ struct OnceRun {
 
 OnceRun push_once(World& world, long count) {
   OnceRun run;
-  run.before = read_stats(world.port());
-  const double sandbox_cpu = cpu_seconds_of(world.sandbox().pid());
+  run.before = read_stats(world.sandbox());
+  const double sandbox_cpu = cpu_seconds_of(world.sandbox().process().pid());
   const auto start = Clock::now();
   const auto daemon = world.start_daemon("once");
   // Generous: 100 orders/s is a tenth of the target.
   const auto limit = 60s + std::chrono::milliseconds(10 * count);
-  const auto status = daemon->wait(limit);
+  const auto status = daemon->wait_for_exit(limit);
   run.seconds = seconds_since(start);
   if (!status) {
     throw world.failure(fmt::format("fulfillsyncd once did not finish within {} s",
@@ -149,8 +149,8 @@ OnceRun push_once(World& world, long count) {
   }
   run.exit_status = *status;
   run.daemon = daemon->usage();
-  run.sandbox_cpu = cpu_seconds_of(world.sandbox().pid()) - sandbox_cpu;
-  run.after = read_stats(world.port());
+  run.sandbox_cpu = cpu_seconds_of(world.sandbox().process().pid()) - sandbox_cpu;
+  run.after = read_stats(world.sandbox());
   return run;
 }
 
@@ -224,7 +224,7 @@ void run_memory(const Options& options, Report& report) {
   World world(options.bin_dir, tuned_jobs());
   seed_timed(world, "MEM-", rows);
   world.start_sandbox();
-  const std::uint64_t created_before = read_stats(world.port()).orders_created;
+  const std::uint64_t created_before = read_stats(world.sandbox()).orders_created;
   struct Sample {
     double at;
     double rss_mib;
@@ -240,7 +240,7 @@ void run_memory(const Options& options, Report& report) {
     std::this_thread::sleep_until(start + std::chrono::seconds(tick));
     if (!daemon->running()) throw world.failure("fulfillsyncd run exited while pushing");
     const long rss = status_kib(daemon->pid(), "VmRSS");
-    created = read_stats(world.port()).orders_created - created_before;
+    created = read_stats(world.sandbox()).orders_created - created_before;
     const double at = seconds_since(start);
     if (rss >= 0) samples.push_back({at, static_cast<double>(rss) / kKiBPerMiB, created});
     if (created > 0 && !first_created_at) first_created_at = at;
@@ -256,8 +256,8 @@ void run_memory(const Options& options, Report& report) {
     }
   }
   const double elapsed = seconds_since(start);
-  daemon->signal(SIGTERM);
-  const auto status = daemon->wait(60s);
+  daemon->send_signal(SIGTERM);
+  const auto status = daemon->wait_for_exit(60s);
   fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
   if (samples.empty()) throw world.failure("no memory samples");
   if (first_created_at) fmt::print("the first order was created within {:.0f} s of the start\n", *first_created_at);
@@ -312,10 +312,10 @@ void run_latency(const Options& options, Report& report) {
              count, options.latency_rate);
   World world(options.bin_dir);
   world.start_sandbox();
-  const Stats before = read_stats(world.port());
+  const Stats before = read_stats(world.sandbox());
   const auto daemon = world.start_daemon("run");
   // The daemon polls once it has chosen its channel: its first request.
-  for (const auto deadline = Clock::now() + 30s; read_stats(world.port()).requests_total == before.requests_total;) {
+  for (const auto deadline = Clock::now() + 30s; read_stats(world.sandbox()).requests_total == before.requests_total;) {
     if (!daemon->running() || Clock::now() >= deadline) throw world.failure("fulfillsyncd did not reach the provider");
     std::this_thread::sleep_for(20ms);
   }
@@ -333,13 +333,13 @@ void run_latency(const Options& options, Report& report) {
   const double inserting = seconds_since(start);
   fmt::print("inserted {} orders in {:.1f} s ({:.1f}/s)\n", count, inserting, static_cast<double>(count) / inserting);
   const auto deadline = Clock::now() + 60s;
-  while (read_stats(world.port()).orders_created - before.orders_created < static_cast<std::uint64_t>(count) &&
+  while (read_stats(world.sandbox()).orders_created - before.orders_created < static_cast<std::uint64_t>(count) &&
          Clock::now() < deadline && daemon->running()) {
     std::this_thread::sleep_for(100ms);
   }
-  const auto created = read_created_dates(world.port());
-  daemon->signal(SIGTERM);
-  const auto status = daemon->wait(60s);
+  const auto created = read_created_dates(world.sandbox());
+  daemon->send_signal(SIGTERM);
+  const auto status = daemon->wait_for_exit(60s);
   fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
 
   std::vector<double> latencies;
@@ -385,22 +385,22 @@ void run_restart(const Options& options, Report& report) {
   seed_timed(world, "CRASH-", kRestartBacklog);
   world.start_sandbox();
   // Slow creates (20 ms each, 8 at a time) so that the kill lands in the middle of the backlog.
-  admin_request(world.port(), "POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=20");
-  const std::uint64_t before = read_stats(world.port()).orders_created;
+  admin_request(world.sandbox(), "POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=20");
+  const std::uint64_t before = read_stats(world.sandbox()).orders_created;
   auto daemon = world.start_daemon("run", "daemon-killed");
-  const auto created = [&] { return read_stats(world.port()).orders_created - before; };
+  const auto created = [&] { return read_stats(world.sandbox()).orders_created - before; };
   for (const auto deadline = Clock::now() + 60s; created() < kRestartBacklog / 5;) {
     if (!daemon->running() || Clock::now() >= deadline) throw world.failure("the backlog did not start");
     std::this_thread::sleep_for(5ms);
   }
-  daemon->signal(SIGKILL);
-  daemon->wait(10s);
+  daemon->send_signal(SIGKILL);
+  daemon->wait_for_exit(10s);
   const std::uint64_t at_kill = created();
   const fs::path checkpoint = world.dir() / "checkpoint.db";
   const long in_flight = count_in_state(checkpoint, "in_flight");
   fmt::print("killed with {} of {} created; {} sends in flight, {} pending\n", at_kill, kRestartBacklog, in_flight,
              count_in_state(checkpoint, "pending"));
-  admin_request(world.port(), "POST", "/_sandbox/faults", "");
+  admin_request(world.sandbox(), "POST", "/_sandbox/faults", "");
 
   const auto restarted = Clock::now();
   daemon = world.start_daemon("run");
@@ -414,8 +414,8 @@ void run_restart(const Options& options, Report& report) {
   }
   const double last = seconds_since(restarted);
   const std::uint64_t total = created();
-  daemon->signal(SIGTERM);
-  daemon->wait(60s);
+  daemon->send_signal(SIGTERM);
+  daemon->wait_for_exit(60s);
   world.print_logs();
   fmt::print("after the restart: {} of {} created in {:.1f} s; all but the interrupted sends within {:.1f} s\n", total,
              kRestartBacklog, last, all_but_interrupted.value_or(last));

@@ -97,8 +97,8 @@ void run_soak(const Options& options, Report& report) {
   }
   const double daemon_cpu = cpu_seconds_of(daemon->pid());
   const Progress end = read_progress(world.merchant());
-  daemon->signal(SIGTERM);
-  const auto status = daemon->wait(60s);
+  daemon->send_signal(SIGTERM);
+  const auto status = daemon->wait_for_exit(60s);
   fmt::print("stopped with SIGTERM: exit status {}\n", status ? std::to_string(*status) : "none after 60 s");
   world.print_logs();
 

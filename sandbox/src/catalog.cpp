@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "fulfillsync/sandbox/handlers.hpp"
 #include "fulfillsync/sandbox/render.hpp"
 #include "fulfillsync/sandbox/sandbox.hpp"
@@ -100,31 +98,24 @@ std::optional<std::vector<Variant>> read_variant_array(Call& call, Validation& v
     return std::nullopt;
   }
   std::vector<Variant> variants;
-  std::size_t index = 0;
-  for (auto item : items) {
-    const std::string path = fmt::format("[{}]", index++);
-    simdjson::dom::object object;
-    if (item.get_object().get(object) != simdjson::SUCCESS) {
-      validation.add(path, "Each variant must be an object.");
-      continue;
-    }
-    ObjectReader r(object, path, validation);
+  const auto read_listed_variant = [&](ObjectReader& r, const std::string&) {
     Variant variant;
     if (!creating) {
       const auto id = r.integer("id", {.required = true, .min = 1, .max = INT64_MAX});
-      if (!id) continue;
+      if (!id) return;
       const auto existing = std::find_if(product->variants.begin(), product->variants.end(),
                                          [&](const Variant& v) { return v.id == *id; });
       if (existing == product->variants.end()) {
         validation.add(r.path("id"), "Variant " + std::to_string(*id) + " is not a variant of product " +
                                          std::to_string(product->id) + ".");
-        continue;
+        return;
       }
       variant = *existing;
     }
     read_variant(call, r, variant, creating);
     variants.push_back(std::move(variant));
-  }
+  };
+  for_each_object(items, "", validation, "Each variant must be an object.", read_listed_variant);
   if (!validation.ok()) return std::nullopt;
   return variants;
 }
@@ -175,16 +166,8 @@ HttpResponse create_product(Call& call) {
     product.taxonomy_id = static_cast<int>(*taxonomy);
   }
   if (auto variants = r.array("variants", true, 1)) {
-    std::size_t index = 0;
     std::vector<std::string> skus;
-    for (auto item : *variants) {
-      const std::string path = r.index_path("variants", index++);
-      simdjson::dom::object variant_object;
-      if (item.get_object().get(variant_object) != simdjson::SUCCESS) {
-        validation.add(path, "Each variant must be an object.");
-        continue;
-      }
-      ObjectReader v(variant_object, path, validation);
+    const auto read_new_variant = [&](ObjectReader& v, const std::string&) {
       Variant variant;
       read_variant(call, v, variant, true);
       if (std::find(skus.begin(), skus.end(), variant.sku) != skus.end()) {
@@ -193,7 +176,8 @@ HttpResponse create_product(Call& call) {
       skus.push_back(variant.sku);
       add_channel_metadata(call, variant);
       product.variants.push_back(std::move(variant));
-    }
+    };
+    for_each_object(*variants, r.path("variants"), validation, "Each variant must be an object.", read_new_variant);
   }
   if (!product.reference_id.empty() && call.merchant().product_by_reference.contains(product.reference_id)) {
     validation.add("reference_id", "A product with reference_id '" + product.reference_id + "' already exists.");

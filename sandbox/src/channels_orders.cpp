@@ -39,18 +39,11 @@ void validate_recipient(ObjectReader& order, Validation& validation, std::string
 void validate_tags(ObjectReader& reader, Validation& validation) {
   const auto tags = reader.array("tags");
   if (!tags) return;
-  std::size_t index = 0;
-  for (auto tag : *tags) {
-    simdjson::dom::object object;
-    const std::string path = reader.index_path("tags", index++);
-    if (tag.get_object().get(object) != simdjson::SUCCESS) {
-      validation.add(path, "The field " + path + " must be an object with name and value.");
-      continue;
-    }
-    ObjectReader t(object, path, validation);
-    t.string("name", {.required = true, .min_length = 1});
-    t.string("value");
-  }
+  for_each_object(*tags, reader.path("tags"), validation, "The field {} must be an object with name and value.",
+                  [](ObjectReader& t, const std::string&) {
+                    t.string("name", {.required = true, .min_length = 1});
+                    t.string("value");
+                  });
 }
 
 std::vector<PendingLine> read_order_lines(Call& call, ObjectReader& order, Validation& validation) {
@@ -58,15 +51,7 @@ std::vector<PendingLine> read_order_lines(Call& call, ObjectReader& order, Valid
   const auto products = order.array("products", true, 1);
   if (!products) return lines;
   Merchant& merchant = call.merchant();
-  std::size_t index = 0;
-  for (auto item : *products) {
-    const std::string path = order.index_path("products", index++);
-    simdjson::dom::object object;
-    if (item.get_object().get(object) != simdjson::SUCCESS) {
-      validation.add(path, "The field " + path + " must be an object.");
-      continue;
-    }
-    ObjectReader p(object, path, validation);
+  const auto read_line = [&](ObjectReader& p, const std::string& path) {
     PendingLine pending;
     OrderLine& line = pending.line;
     const auto id = p.integer("id", {.min = 1, .max = INT64_MAX});
@@ -81,14 +66,14 @@ std::vector<PendingLine> read_order_lines(Call& call, ObjectReader& order, Valid
     if (auto sku = p.string("sku", {.max_length = 400})) line.sku = *sku;
     if (!id && !reference && !p.present("id") && !p.present("reference_id")) {
       validation.add(path, "Each product needs an id or a reference_id.");
-      continue;
+      return;
     }
     if (id) {
       auto product = call.store.products.find(*id);
       if (product == call.store.products.end() || product->second.merchant_id != call.principal.merchant_id ||
           product->second.variants.empty()) {
         validation.add(p.path("id"), "Product " + std::to_string(*id) + " does not exist.");
-        continue;
+        return;
       }
       const Variant& variant = product->second.variants.front();
       line.product_id = product->second.id;
@@ -114,7 +99,7 @@ std::vector<PendingLine> read_order_lines(Call& call, ObjectReader& order, Valid
       } else if (!name || name->empty()) {
         validation.add(p.path("name"), "The product name is required when no product with reference_id '" +
                                            line.reference_id + "' exists.");
-        continue;
+        return;
       } else {
         line.name = std::string(*name);
         if (line.sku.empty()) line.sku = line.reference_id;
@@ -122,7 +107,8 @@ std::vector<PendingLine> read_order_lines(Call& call, ObjectReader& order, Valid
       }
     }
     lines.push_back(std::move(pending));
-  }
+  };
+  for_each_object(*products, order.path("products"), validation, "The field {} must be an object.", read_line);
   return lines;
 }
 

@@ -50,21 +50,13 @@ HttpResponse estimate_order(Call& call) {
   }
   double weight_oz = 0;
   if (const auto products = r.array("products", true, 1)) {
-    std::size_t index = 0;
-    for (auto item : *products) {
-      const std::string path = r.index_path("products", index++);
-      simdjson::dom::object line;
-      if (item.get_object().get(line) != simdjson::SUCCESS) {
-        validation.add(path, "The field " + path + " must be an object.");
-        continue;
-      }
-      ObjectReader p(line, path, validation);
+    const auto weigh_line = [&](ObjectReader& p, const std::string& path) {
       const auto quantity = p.integer("quantity", {.required = true, .min = 1, .max = 1000000});
       const bool has_id = p.present("id");
       const bool has_reference = p.present("reference_id");
       if (has_id == has_reference) {
         validation.add(path, "Each product needs exactly one of id and reference_id.");
-        continue;
+        return;
       }
       const Variant* variant = nullptr;
       Merchant& merchant = call.merchant();
@@ -73,7 +65,7 @@ HttpResponse estimate_order(Call& call) {
         auto product = id ? call.store.products.find(*id) : call.store.products.end();
         if (product == call.store.products.end() || product->second.merchant_id != merchant.id) {
           if (id) validation.add(p.path("id"), "Product " + std::to_string(*id) + " does not exist.");
-          continue;
+          return;
         }
         variant = &product->second.variants.front();
       } else if (const auto reference = p.string("reference_id", {.min_length = 1})) {
@@ -84,11 +76,12 @@ HttpResponse estimate_order(Call& call) {
           variant = call.store.find_variant(sku->second);
         } else {
           validation.add(p.path("reference_id"), "No product has reference_id '" + std::string(*reference) + "'.");
-          continue;
+          return;
         }
       }
       if (variant != nullptr && quantity) weight_oz += variant->weight_oz * static_cast<double>(*quantity);
-    }
+    };
+    for_each_object(*products, r.path("products"), validation, "The field {} must be an object.", weigh_line);
   }
   std::vector<std::string> methods;
   if (const auto requested = r.array("shipping_methods")) {

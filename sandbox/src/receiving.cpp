@@ -42,30 +42,14 @@ void read_boxes(Call& call, ObjectReader& r, ReceivingOrder& wro, Validation& va
   // From 2026-07 boxes, box_items and tracking_number may not be null.
   const auto boxes = r.array("boxes", modern, modern ? 1 : 0);
   if (!boxes) return;
-  std::size_t box_index = 0;
-  for (auto box_value : *boxes) {
-    const std::string box_path = r.index_path("boxes", box_index++);
-    simdjson::dom::object box_object;
-    if (box_value.get_object().get(box_object) != simdjson::SUCCESS) {
-      validation.add(box_path, "Each box must be an object.");
-      continue;
-    }
-    ObjectReader b(box_object, box_path, validation);
+  const auto read_box = [&](ObjectReader& b, const std::string&) {
     WroBox box;
     if (auto tracking = b.string("tracking_number", {.required = modern, .min_length = modern ? 1u : 0u, .max_length = 100})) {
       box.tracking_number = std::string(*tracking);
     }
     const auto items = b.array("box_items", modern, modern ? 1 : 0);
     if (items) {
-      std::size_t item_index = 0;
-      for (auto item_value : *items) {
-        const std::string item_path = b.index_path("box_items", item_index++);
-        simdjson::dom::object item_object;
-        if (item_value.get_object().get(item_object) != simdjson::SUCCESS) {
-          validation.add(item_path, "Each box item must be an object.");
-          continue;
-        }
-        ObjectReader i(item_object, item_path, validation);
+      const auto read_item = [&](ObjectReader& i, const std::string& item_path) {
         WroLine line;
         // inventory_id was required before 2026-07; from it a sku may name the item instead.
         const auto inventory_id = i.integer("inventory_id", {.required = !modern, .min = 1, .max = INT64_MAX});
@@ -98,10 +82,12 @@ void read_boxes(Call& call, ObjectReader& r, ReceivingOrder& wro, Validation& va
         }
         box.line_indexes.push_back(wro.lines.size());
         wro.lines.push_back(std::move(line));
-      }
+      };
+      for_each_object(*items, b.path("box_items"), validation, "Each box item must be an object.", read_item);
     }
     wro.boxes.push_back(std::move(box));
-  }
+  };
+  for_each_object(*boxes, r.path("boxes"), validation, "Each box must be an object.", read_box);
 }
 
 std::string render(Call& call, const ReceivingOrder& wro, bool with_history) {

@@ -42,15 +42,7 @@ bool read_return_body(Call& call, simdjson::dom::object object, ReturnOrder& ret
   ret.tags_json = r.raw("tags", element_type::ARRAY);
   ret.lines.clear();
   if (auto inventory = r.array("inventory", true, 1)) {
-    std::size_t index = 0;
-    for (auto item : *inventory) {
-      const std::string path = r.index_path("inventory", index++);
-      simdjson::dom::object line_object;
-      if (item.get_object().get(line_object) != simdjson::SUCCESS) {
-        validation.add(path, "The field " + path + " must be an object.");
-        continue;
-      }
-      ObjectReader l(line_object, path, validation);
+    const auto read_line = [&](ObjectReader& l, const std::string&) {
       ReturnLine line;
       if (auto id = l.integer("id", {.required = true, .min = 1, .max = INT64_MAX})) {
         auto found = call.store.inventory.find(*id);
@@ -73,7 +65,8 @@ bool read_return_body(Call& call, simdjson::dom::object object, ReturnOrder& ret
         line.lot_date = l.date_time("lot_date");
       }
       ret.lines.push_back(std::move(line));
-    }
+    };
+    for_each_object(*inventory, r.path("inventory"), validation, "The field {} must be an object.", read_line);
   }
   return validation.ok();
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace fulfillsync::sandbox {
 
 using simdjson::dom::element_type;
@@ -167,6 +169,22 @@ std::optional<std::string> ObjectReader::raw(std::string_view key, element_type 
     return std::nullopt;
   }
   return simdjson::minify(*value);
+}
+
+void for_each_object(simdjson::dom::array items, std::string_view array_path, Validation& validation,
+                     std::string_view not_object,
+                     const std::function<void(ObjectReader& item, const std::string& item_path)>& read_item) {
+  std::size_t index = 0;
+  for (auto value : items) {
+    const std::string item_path = fmt::format("{}[{}]", array_path, index++);
+    simdjson::dom::object object;
+    if (value.get_object().get(object) != simdjson::SUCCESS) {
+      validation.add(item_path, fmt::format(fmt::runtime(not_object), item_path));
+      continue;
+    }
+    ObjectReader item(object, item_path, validation);
+    read_item(item, item_path);
+  }
 }
 
 std::optional<std::string> raw_number_text(const std::string& body, std::initializer_list<std::string_view> path) {

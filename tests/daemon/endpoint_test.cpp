@@ -1,7 +1,5 @@
 // The metrics endpoint under clients that misbehave: connections that send half a request header and
 // then nothing must neither delay scrapes nor the sync, and must be closed by the header time limit.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -33,17 +31,9 @@ void raise_descriptor_limit() {
 
 // A connection to the endpoint that sends the beginning of a request header and stops.
 int hold_half_sent(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    if (fd >= 0) ::close(fd);
-    return -1;
-  }
-  constexpr std::string_view kHalf = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Ag";
-  if (::send(fd, kHalf.data(), kHalf.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(kHalf.size())) {
+  const int fd = connect_loopback(port);
+  if (fd < 0) return -1;
+  if (!send_all(fd, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Ag")) {
     ::close(fd);
     return -1;
   }

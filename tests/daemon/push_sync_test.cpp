@@ -1,10 +1,21 @@
 // The push jobs end to end (sync_fixture.hpp).
+#include "fulfillsync/daemon/job/failpoints.hpp"
 #include "sync_fixture.hpp"
 
 namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
+
+// The daemon's failpoints on the push path (intake and the push jobs), in its order: one added there is
+// tested here as well.
+std::vector<std::string> push_failpoints() {
+  std::vector<std::string> names;
+  for (const std::string_view name : daemon::kFailpoints) {
+    if (name.starts_with("intake.") || name.starts_with("push_")) names.emplace_back(name);
+  }
+  return names;
+}
 
 class PushSyncTest : public SyncFixture {};
 
@@ -53,27 +64,8 @@ TEST_F(PushSyncTest, ThousandOrdersHundredCancelsAndHundredReturnsArriveExactlyO
 TEST_F(PushSyncTest, KilledAtEveryFailpointStillDeliversEverythingOnce) {
   // Each failpoint in turn, on a fresh provider and store: the armed run must die there, and the
   // next runs must deliver everything once.
-  const std::vector<std::string> failpoints = {
-      "intake.before_commit",
-      "push_orders.before_send",
-      "push_orders.after_mark",
-      "push_orders.after_response",
-      "push_orders.after_ledger_commit",
-      "push_orders.after_result_write",
-      "push_orders.after_reconcile_lookup",
-      "push_cancels.before_send",
-      "push_cancels.after_mark",
-      "push_cancels.after_response",
-      "push_cancels.after_ledger_commit",
-      "push_cancels.after_result_write",
-      "push_cancels.after_reconcile_lookup",
-      "push_returns.before_send",
-      "push_returns.after_mark",
-      "push_returns.after_response",
-      "push_returns.after_ledger_commit",
-      "push_returns.after_result_write",
-      "push_returns.after_reconcile_lookup",
-  };
+  const std::vector<std::string> failpoints = push_failpoints();
+  ASSERT_FALSE(failpoints.empty());
   for (const std::string& failpoint : failpoints) {
     SCOPED_TRACE(failpoint);
     sandbox.reset();

@@ -55,6 +55,20 @@ TEST(SandboxCatalog, ProductsAndVariantsLifeCycle) {
   EXPECT_EQ(sandbox.get("/2026-01/product/999999").status, 404);
 }
 
+TEST(SandboxCatalog, AVariantThatIsNotAnObjectIsNamedByItsIndex) {
+  Sandbox sandbox;
+  const auto nested = sandbox.create("/2026-01/product", R"({"name":"Hoodie","variants":["Hoodie S"]})");
+  ASSERT_EQ(nested.status, 400) << nested.body;
+  EXPECT_EQ(as_string(parse(nested.body)["errors"]["variants[0]"].at(0)), "Each variant must be an object.");
+
+  const auto created = sandbox.create("/2026-01/product", R"({"name":"Hoodie","variants":[{"name":"Hoodie S","sku":"HOOD-S"}]})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto id = std::to_string(as_int(parse(created.body)["id"]));
+  const auto listed = sandbox.create("/2026-01/product/" + id + "/variants", R"([{"name":"Hoodie L","sku":"HOOD-L"},3])");
+  ASSERT_EQ(listed.status, 400) << listed.body;
+  EXPECT_EQ(as_string(parse(listed.body)["errors"]["[1]"].at(0)), "Each variant must be an object.");
+}
+
 TEST(SandboxCatalog, InventoryItemsLotsAndHistory) {
   Sandbox sandbox({"--seed", "demo"});
   const auto products = parse(sandbox.get("/2026-01/product?Limit=250").body)["items"];

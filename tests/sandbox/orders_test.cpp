@@ -111,6 +111,17 @@ TEST(SandboxOrders, EachFieldRuleIsEnforcedAndNamed) {
   EXPECT_EQ(sandbox.create("/2026-01/order", order_body(std::string(300, 'r'))).status, 201);
 }
 
+TEST(SandboxOrders, AnArrayItemThatIsNotAnObjectIsNamedByItsIndex) {
+  Sandbox sandbox;
+  const auto response = sandbox.create("/2026-01/order",
+      R"({"reference_id":"x","shipping_method":"S","recipient":{"name":"A","address":{"address1":"1","city":"C","country":"US"}},)"
+      R"("products":[{"reference_id":"SKU-1","name":"W","quantity":1},7],"tags":["k"]})");
+  ASSERT_EQ(response.status, 400) << response.body;
+  const auto errors = parse(response.body)["errors"];
+  EXPECT_EQ(as_string(errors["products[1]"].at(0)), "The field products[1] must be an object.");
+  EXPECT_EQ(as_string(errors["tags[0]"].at(0)), "The field tags[0] must be an object with name and value.");
+}
+
 TEST(SandboxOrders, MalformedJsonAndNonObjectBodiesAnswer400) {
   Sandbox sandbox;
   for (std::string body : {"{", "[1,2]", "\"text\"", "{\"reference_id\":\"x\",}", "nul"}) {

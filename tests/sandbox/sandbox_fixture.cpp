@@ -118,7 +118,6 @@ std::string pkce_challenge(std::string_view verifier) { return crypto::base64url
 
 }  // namespace fulfillsync::sandbox_test
 
-#include <arpa/inet.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -127,23 +126,9 @@ namespace fulfillsync::sandbox_test {
 
 RawExchange raw_exchange(std::uint16_t port, const std::string& bytes, std::chrono::milliseconds timeout) {
   RawExchange result;
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    if (fd >= 0) close(fd);
-    throw std::runtime_error("cannot connect");
-  }
-  for (std::size_t sent = 0; sent < bytes.size();) {
-    const ssize_t n = send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) {
-      result.send_failed = true;
-      break;
-    }
-    sent += static_cast<std::size_t>(n);
-  }
+  const int fd = testing::connect_loopback(port);
+  if (fd < 0) throw std::runtime_error("cannot connect");
+  result.send_failed = !testing::send_all(fd, bytes);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[65536];
   for (;;) {

@@ -6,8 +6,8 @@
 
 namespace fulfillsync::testing {
 
-Sandbox::Sandbox(std::vector<std::string> extra_args, std::uint16_t port) {
-  std::vector<std::string> argv = {binary_path("fulfillsync-sandbox").string(),
+Sandbox::Sandbox(std::vector<std::string> extra_args, std::uint16_t port, std::filesystem::path program) {
+  std::vector<std::string> argv = {program.string(),
                                    "--listen", "127.0.0.1:" + std::to_string(port), "--token", kToken,
                                    "--admin-token", kAdminToken,
                                    "--seed", "demo", "--rate-limit", "off"};

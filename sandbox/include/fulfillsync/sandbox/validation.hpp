@@ -2,6 +2,7 @@
 // Reading request JSON field by field with the API's rules. Every failure is recorded under the
 // field's path (`products[0].quantity`) so one response names every problem at once.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -74,6 +75,13 @@ class ObjectReader {
   std::string prefix_;
   Validation& validation_;
 };
+
+// Reads each item of `items`, the array at `array_path`, as an object under its own path
+// (`products[2]`; `[2]` for a top-level array). An item that is not an object is recorded under
+// that path with `not_object`, a format string given the path, and skipped.
+void for_each_object(simdjson::dom::array items, std::string_view array_path, Validation& validation,
+                     std::string_view not_object,
+                     const std::function<void(ObjectReader& item, const std::string& item_path)>& read_item);
 
 // The exact text of the number at `path` in `body` (the DOM keeps only a double; money keeps its
 // decimals this way), nothing when absent or not a number.

@@ -1,4 +1,5 @@
 #pragma once
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -36,6 +37,10 @@ class ChildProcess {
     std::vector<std::string> set_env = {};    // NAME=value added to (or replacing in) the test's environment
     std::vector<std::string> unset_env = {};  // names removed from it
     std::filesystem::path working_dir = {};   // empty: the test's own
+    // Where standard output and error go; empty: files in a directory of the object's own, removed
+    // with it.
+    std::filesystem::path stdout_file = {};
+    std::filesystem::path stderr_file = {};
   };
 
   explicit ChildProcess(Options options);
@@ -57,13 +62,19 @@ class ChildProcess {
   std::string stdout_text() const;
   std::string stderr_text() const;
 
+  // What the program used (CPU time, peak resident memory), once it has exited and been reaped.
+  const rusage& usage() const { return usage_; }
+
  private:
   std::optional<std::string> wait_for_line(const std::filesystem::path& file, std::string_view needle,
                                            std::chrono::milliseconds timeout);
   TempDir output_dir_;
+  std::filesystem::path stdout_file_;
+  std::filesystem::path stderr_file_;
   std::string program_;
   pid_t pid_ = -1;
   std::optional<int> exit_status_;
+  rusage usage_{};
 };
 
 // Runs a program to completion (at most `timeout`, then it is killed) and returns its exit status

@@ -1,6 +1,7 @@
 #pragma once
 // A fulfillsync-sandbox started for one test on an ephemeral loopback port, stopped with the test.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ class Sandbox {
 
   // Starts it with a personal access token, the admin token, the demo seed, no rate limit (unless
   // `extra_args` sets one) and `extra_args`; waits until it listens on `port` (0: an ephemeral one).
-  explicit Sandbox(std::vector<std::string> extra_args = {}, std::uint16_t port = 0);
+  // `program`: the build's, unless a benchmark names the one beside it.
+  explicit Sandbox(std::vector<std::string> extra_args = {}, std::uint16_t port = 0,
+                   std::filesystem::path program = binary_path("fulfillsync-sandbox"));
   ~Sandbox();
 
   std::uint16_t port() const { return port_; }
