@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <type_traits>
-#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,20 +38,23 @@ constexpr std::string_view create_job() {
   return std::is_same_v<Row, OrderRow> ? "push_orders" : "push_returns";
 }
 
-// The body for one row version, or the reasons it cannot be sent (printable: they reach logs and
-// the result table).
+// The request body for one row version, or the reasons it cannot be sent (printable: they reach
+// logs and the result table).
+struct BuiltBody {
+  std::optional<std::string> body{};  // set exactly when the row can be sent
+  std::string problems{};             // else why not
+};
+
 template <typename Row>
-std::variant<std::string, std::string> build_body(const Row& row, api::ApiVersion version) {
+BuiltBody build_body(const Row& row, api::ApiVersion version) {
   auto mapped = [&] {
     if constexpr (std::is_same_v<Row, OrderRow>) return map_order(row);
     else return map_return(row);
   }();
-  if (!mapped.ok()) return std::variant<std::string, std::string>(std::in_place_index<1>, mapped.reason());
+  if (!mapped.ok()) return {.problems = mapped.reason()};
   api::Encoded body = api::encode(*mapped.request, version);
-  if (!body) {
-    return std::variant<std::string, std::string>(std::in_place_index<1>, text::printable(body.error().to_string()));
-  }
-  return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(*body));
+  if (!body) return {.problems = text::printable(body.error().to_string())};
+  return {.body = std::move(*body), .problems = {}};
 }
 
 template <typename Row>
@@ -487,15 +489,14 @@ void SourceIntake<Row>::take(const Row& row) {
     }
   }
 
-  auto body = build_body(row, options_.version);
-  const bool valid = body.index() == 0;
-  const Offer offer = ledger_.offer(kind, key, row.content_hash, valid ? std::get<0>(body) : std::string());
+  const BuiltBody built = build_body(row, options_.version);
+  const Offer offer = ledger_.offer(kind, key, row.content_hash, built.body.value_or(""));
   switch (offer) {
     case Offer::queued:
-      if (!valid) {
-        ledger_.mark_rejected(kind, key, std::get<1>(body));
+      if (!built.body) {
+        ledger_.mark_rejected(kind, key, built.problems);
         metrics_.count_items(job, "invalid");
-        spdlog::warn("{} {} rejected: {}", noun<Row>(), text::printable(key), std::get<1>(body));
+        spdlog::warn("{} {} rejected: {}", noun<Row>(), text::printable(key), built.problems);
       }
       break;
     case Offer::unchanged: break;

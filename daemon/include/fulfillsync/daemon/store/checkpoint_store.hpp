@@ -1,6 +1,13 @@
 #pragma once
-// The daemon's own SQLite store: pull cursors, the outbound ledger and OAuth tokens
-// (schema/checkpoint/). One daemon at a time may hold it.
+// The daemon's own SQLite store (schema/checkpoint/, numbered migrations). One daemon at a time may
+// hold it. Its tables, and the class in store/ that reads and writes each:
+//   cursors          where each source table and pull job stands            CheckpointStore::cursor
+//   outbound_ledger  every create and cancel, its body and its state        OutboundLedger
+//   tracking_marks   every tracking mark and its state                      TrackingMarkLedger
+//   return_progress  the last status seen of each return created            ReturnProgress
+//   job_stats        each job's runs, failures, last answer and last error  job_stats.hpp
+//   daemon_process   the daemon that last started on it, for `status`       daemon_record.hpp
+//   tokens           OAuth tokens                                           CheckpointTokenStore
 #include <chrono>
 #include <filesystem>
 #include <memory>
