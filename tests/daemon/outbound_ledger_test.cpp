@@ -6,6 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/Database.h>
+
+#include "fulfillsync/common/sqlite_migrations.hpp"
+#include "fulfillsync/schema/migrations.hpp"
 #include "fulfillsync/testing/process.hpp"
 
 namespace fulfillsync::daemon {
@@ -195,6 +199,44 @@ TEST_F(OutboundLedgerDeathTest, AnImpossibleTransitionStopsTheProcess) {
   ledger.offer(kOrder, "A-1", "h", "{}");
   // Recording a create for a row that was never sent would hide a bug that can duplicate orders.
   EXPECT_DEATH(ledger.mark_created(kOrder, "A-1", 1, "Processing"), "cannot move to created");
+}
+
+// A cancel ends `applied`, a state of its own: `created` means the provider made an order or return.
+TEST_F(OutboundLedgerTest, ACancelIsAppliedNotCreated) {
+  constexpr auto kCancel = LedgerKind::order_cancel;
+  ledger.offer(kCancel, "C-1", "h", "");
+  ledger.mark_in_flight(kCancel, "C-1");
+  ledger.mark_applied("C-1", 77, "Cancelled");
+  const auto entry = ledger.find(kCancel, "C-1");
+  EXPECT_EQ(entry->state, LedgerState::applied);
+  EXPECT_EQ(entry->remote_status, "Cancelled");
+  EXPECT_EQ(ledger.backlog().count({kCancel, LedgerState::created}), 0u);
+  EXPECT_EQ(ledger.offer(kCancel, "C-1", "h2", ""), Offer::already_sent);
+  // Adopted from the merchant's result table after a restore: applied too.
+  EXPECT_TRUE(ledger.adopt(kCancel, "C-2", "h", 78, "Cancelled", "", ""));
+  EXPECT_EQ(ledger.find(kCancel, "C-2")->state, LedgerState::applied);
+  EXPECT_FALSE(ledger.adopt(kCancel, "C-2", "h", 78, "Cancelled", "", ""));
+  EXPECT_DEATH(ledger.mark_created(kCancel, "C-1", 77, "Cancelled"), "a cancel is applied, not created");
+}
+
+// A store written before `applied` existed keeps its applied cancels, now named so.
+TEST(OutboundLedgerMigrationTest, CancelsCreatedBeforeVersion6AreApplied) {
+  testing::TempDir dir;
+  const auto path = dir / "checkpoint.db";
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    const auto all = schema::checkpoint_migrations();
+    ASSERT_GE(all.size(), 6u);
+    sqlite::migrate(db, all.first(5), "schema_migrations", "checkpoint store");
+    db.exec("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, created_at, updated_at) "
+            "VALUES ('order_cancel', 'C-1', 'h', 'created', 7, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), "
+            "('order_create', 'C-1', 'h', 'created', 7, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
+  }
+  CheckpointStore store(path);
+  OutboundLedger migrated(store);
+  EXPECT_EQ(migrated.find(LedgerKind::order_cancel, "C-1")->state, LedgerState::applied);
+  EXPECT_EQ(migrated.find(LedgerKind::order_create, "C-1")->state, LedgerState::created);
+  EXPECT_EQ(migrated.find(LedgerKind::order_create, "C-1")->remote_id, 7);
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace {
 
 constexpr std::array kKinds = {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create};
 constexpr std::array kStates = {LedgerState::pending, LedgerState::in_flight, LedgerState::unknown,
-                                LedgerState::created, LedgerState::rejected, LedgerState::withdrawn};
+                                LedgerState::created, LedgerState::applied, LedgerState::rejected,
+                                LedgerState::withdrawn};
 
 std::string_view noun(LedgerKind kind) {
   switch (kind) {

@@ -181,7 +181,8 @@ bool SyncMetrics::provider_reachable() const { return provider_reachable_.Value(
 
 void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts) {
   for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
-    for (const LedgerState state : {LedgerState::pending, LedgerState::in_flight, LedgerState::created,
+    // `created` for creates, `applied` for cancels: a series only where the state can occur.
+    for (const LedgerState state : {LedgerState::pending, LedgerState::in_flight, done_state(kind),
                                     LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn}) {
       const auto it = counts.find({kind, state});
       ledger_.Add({{"kind", std::string(to_string(kind))}, {"state", std::string(to_string(state))}})

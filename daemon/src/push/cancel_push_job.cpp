@@ -157,7 +157,7 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
     for (const auto& [order_id, key] : key_of) {
       const auto status = status_of.find(order_id);
       if (status != status_of.end() && status->second == "Cancelled") {
-        ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
+        ledger.mark_applied(key, order_id, "Cancelled");
         context_.metrics.count_items(name(), "adopted");
         spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", text::printable(key));
         ++run.settled;
@@ -180,7 +180,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
   switch (outcome.kind) {
     case OutcomeKind::success:
       // Cancelled is the status a cancel leads to; the answer's `order` is not needed here.
-      ledger.mark_created(LedgerKind::order_cancel, key, order_id, "Cancelled");
+      ledger.mark_applied(key, order_id, "Cancelled");
       context_.metrics.count_items(name(), "cancelled");
       spdlog::info("order {} cancelled at the provider", text::printable(key));
       backoff_.note_success();

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 
 namespace fulfillsync::daemon {
@@ -57,7 +58,8 @@ merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, cons
   result.updated_at = std::max(result.updated_at, time_of(cancel->updated_at));
   result.cancel_requested_at = time_of(cancel->created_at);
   switch (cancel->state) {
-    case LedgerState::created:
+    case LedgerState::created: FULFILLSYNC_INVARIANT(false, "a cancel is applied, never created"); break;
+    case LedgerState::applied:
       result.state = "cancelled";
       result.cancelled_at = time_of(cancel->updated_at);
       if (!cancel->remote_status.empty()) result.remote_status = cancel->remote_status;

@@ -105,7 +105,7 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
         const bool cancel_unknown_here =
             kind == SourceKind::orders && (result.state == "cancelled" || result.state == "cancelling") &&
             ledger_.find(LedgerKind::order_cancel, result.reference_id).value_or(LedgerEntry{}).state !=
-                LedgerState::created;
+                LedgerState::applied;
         if (adopted || cancel_unknown_here) adopted_.push_back({kind, *result.remote_id, result.reference_id, hash});
       } else if (result.state == "unknown" || result.state == "in_flight") {
         const auto entry = ledger_.find(create, result.reference_id);

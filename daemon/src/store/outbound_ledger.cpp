@@ -14,6 +14,7 @@ LedgerState state_from(std::string_view text) {
   if (text == "pending") return LedgerState::pending;
   if (text == "in_flight") return LedgerState::in_flight;
   if (text == "created") return LedgerState::created;
+  if (text == "applied") return LedgerState::applied;
   if (text == "rejected") return LedgerState::rejected;
   if (text == "unknown") return LedgerState::unknown;
   if (text == "withdrawn") return LedgerState::withdrawn;
@@ -68,6 +69,7 @@ std::string_view to_string(LedgerState state) {
     case LedgerState::pending: return "pending";
     case LedgerState::in_flight: return "in_flight";
     case LedgerState::created: return "created";
+    case LedgerState::applied: return "applied";
     case LedgerState::rejected: return "rejected";
     case LedgerState::unknown: return "unknown";
     case LedgerState::withdrawn: return "withdrawn";
@@ -145,7 +147,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     update.bind(3, std::string(to_string(kind)));
     update.bind(4, std::string(source_key));
     update.exec();
-  } else if (existing->state == LedgerState::created) {
+  } else if (existing->state == done_state(kind)) {
     // The body stays what was sent; the version is recorded so that re-reads of it stay quiet.
     SQLite::Statement& update = store_.prepared(
         fmt::format("UPDATE outbound_ledger SET content_hash = ?, note = ?, result_pending = 1, updated_at = {} "
@@ -204,9 +206,17 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                                   std::string_view remote_status, std::string_view remote_created_at) {
+  FULFILLSYNC_INVARIANT(kind != LedgerKind::order_cancel, "a cancel is applied, not created");
   // From unknown too: reconciliation found the order at the provider and adopts its id.
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
              remote_status, std::nullopt, remote_created_at);
+}
+
+void OutboundLedger::mark_applied(std::string_view source_key, std::int64_t remote_id,
+                                  std::string_view remote_status) {
+  // From unknown too: reconciliation found the order cancelled at the provider.
+  transition(LedgerKind::order_cancel, source_key, {LedgerState::in_flight, LedgerState::unknown},
+             LedgerState::applied, remote_id, remote_status, std::nullopt, std::nullopt);
 }
 
 void OutboundLedger::mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason) {
@@ -270,7 +280,7 @@ bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::stri
       "ON CONFLICT (kind, source_key) DO UPDATE SET content_hash = excluded.content_hash, state = excluded.state, "
       "remote_id = excluded.remote_id, remote_status = excluded.remote_status, last_error = excluded.last_error, "
       "remote_created_at = excluded.remote_created_at, note = excluded.note, result_pending = 1, "
-      "updated_at = excluded.updated_at WHERE state NOT IN ('created', 'in_flight')",
+      "updated_at = excluded.updated_at WHERE state NOT IN ('created', 'applied', 'in_flight')",
       kSqlNow));
   upsert.bind(1, std::string(to_string(kind)));
   upsert.bind(2, std::string(source_key));
@@ -298,7 +308,7 @@ void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key,
 bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                            std::int64_t remote_id, std::string_view remote_status, std::string_view remote_created_at,
                            std::string_view note) {
-  return put(kind, source_key, content_hash, LedgerState::created, remote_id, remote_status, "", remote_created_at,
+  return put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at,
              note);
 }
 

@@ -2,7 +2,8 @@
 // The outbound ledger: what the daemon has sent to the provider, and how far each send got. It is
 // what makes creates exactly-once in effect over a wire that is at-least-once:
 //
-//   pending ──mark_in_flight──▶ in_flight ──mark_created──▶ created
+//   pending ──mark_in_flight──▶ in_flight ──mark_created──▶ created   (a create)
+//                                          ──mark_applied──▶ applied  (a cancel)
 //      ▲                           │  ├──mark_rejected──▶ rejected  (400/422: until the row changes)
 //      └──mark_pending (429,       │  └──mark_unknown───▶ unknown   (no answer, 5xx, duplicate,
 //         not sent)  ◀─────────────┘                                 crash while in flight)
@@ -11,7 +12,7 @@
 // `in_flight` is on disk just before its request leaves (not before it waits for the rate budget);
 // a row found `in_flight` at start was interrupted and becomes `unknown`, keeping its send time. An
 // `unknown` row is looked up at the provider before it is ever sent again: found, it is adopted
-// (created); absent, it goes back to pending, and the caller offers the row's current version.
+// (created, or applied); absent, it goes back to pending, and the caller offers the row's current version.
 //
 // Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
 // table is written after the ledger commit, and replayed from here when that write fails.
@@ -48,7 +49,13 @@ inline constexpr std::string_view kChangedAfterSending =
 inline constexpr std::string_view kCreatedByAnEarlierSend =
     "created at the provider by an earlier send this checkpoint store does not remember (restored or lost): the "
     "provider has the version that send carried, which may be older than this row";
-enum class LedgerState { pending, in_flight, created, rejected, unknown, withdrawn };
+// `created` ends a create (the provider made the order or return); `applied` ends a cancel.
+enum class LedgerState { pending, in_flight, created, applied, rejected, unknown, withdrawn };
+
+// Where a send of this kind ends when the provider does it: created, or applied for a cancel.
+constexpr LedgerState done_state(LedgerKind kind) {
+  return kind == LedgerKind::order_cancel ? LedgerState::applied : LedgerState::created;
+}
 
 std::string_view to_string(LedgerKind kind);
 std::string_view to_string(LedgerState state);
@@ -109,9 +116,12 @@ class OutboundLedger {
 
   // Durably marks the row as being sent (attempts + 1). Must precede the request.
   void mark_in_flight(LedgerKind kind, std::string_view source_key);
-  // `remote_created_at`: the provider's creation time (ISO 8601), "" when its answer has none.
+  // A create the provider made. `remote_created_at`: its creation time (ISO 8601), "" when its answer
+  // has none.
   void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                     std::string_view remote_status, std::string_view remote_created_at = {});
+  // A cancel the provider applied to order `remote_id`.
+  void mark_applied(std::string_view source_key, std::int64_t remote_id, std::string_view remote_status);
   void mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason);
   void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
   // Not executed (429, not sent): back to pending, the same body.
@@ -129,8 +139,9 @@ class OutboundLedger {
   void look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                      std::string_view reason);
   // Created at the provider as `remote_id`, known from the merchant's result table rather than from
-  // an answer (a lost or older store rebuilt): any state but created or in flight becomes created.
-  // Returns false when the entry was already created (or is in flight) and is left as it was.
+  // an answer (a lost or older store rebuilt): any state but done or in flight becomes done
+  // (done_state: created, or applied for a cancel). Returns false when the entry was already done (or
+  // is in flight) and is left as it was.
   bool adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::int64_t remote_id,
              std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).

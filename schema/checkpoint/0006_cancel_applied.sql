@@ -1,0 +1,35 @@
+-- Schema version 6: a cancel the provider applied is `applied`, no longer `created` like the order
+-- it cancels. SQLite cannot change a CHECK constraint in place, so the table is rebuilt.
+
+CREATE TABLE outbound_ledger_v6 (
+  kind              TEXT NOT NULL CHECK (kind IN ('order_create', 'order_cancel', 'return_create')),
+  source_key        TEXT NOT NULL,   -- the merchant's reference id of the order or return
+  content_hash      TEXT NOT NULL,   -- hash of the latest source row version seen
+  state             TEXT NOT NULL
+                    CHECK (state IN ('pending', 'in_flight', 'created', 'applied', 'rejected', 'unknown', 'withdrawn')),
+  attempts          INTEGER NOT NULL DEFAULT 0,
+  body              BLOB,            -- built once per row version and resent unchanged
+  remote_id         INTEGER,
+  remote_status     TEXT,
+  last_error        TEXT,
+  note              TEXT,
+  result_pending    INTEGER NOT NULL DEFAULT 1,
+  created_at        TEXT NOT NULL,
+  updated_at        TEXT NOT NULL,
+  remote_created_at TEXT,
+  sent_at           TEXT,
+  PRIMARY KEY (kind, source_key),
+  CHECK (state <> 'created' OR kind <> 'order_cancel'),
+  CHECK (state <> 'applied' OR kind = 'order_cancel')
+);
+INSERT INTO outbound_ledger_v6 (kind, source_key, content_hash, state, attempts, body, remote_id, remote_status,
+                                last_error, note, result_pending, created_at, updated_at, remote_created_at, sent_at)
+  SELECT kind, source_key, content_hash,
+         CASE WHEN kind = 'order_cancel' AND state = 'created' THEN 'applied' ELSE state END,
+         attempts, body, remote_id, remote_status, last_error, note, result_pending, created_at, updated_at,
+         remote_created_at, sent_at
+  FROM outbound_ledger;
+DROP TABLE outbound_ledger;
+ALTER TABLE outbound_ledger_v6 RENAME TO outbound_ledger;
+CREATE INDEX outbound_ledger_by_state ON outbound_ledger (kind, state, updated_at);
+CREATE INDEX outbound_ledger_unwritten ON outbound_ledger (kind, source_key) WHERE result_pending = 1;
