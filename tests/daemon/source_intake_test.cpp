@@ -1,0 +1,152 @@
+#include "fulfillsync/daemon/push/source_intake.hpp"
+
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+
+#include "fulfillsync/daemon/job/failpoints.hpp"
+#include "fulfillsync/merchant/sqlite_merchant_database.hpp"
+#include "fulfillsync/testing/process.hpp"
+
+namespace fulfillsync::daemon {
+namespace {
+
+using merchant::OrderRow;
+using namespace std::chrono_literals;
+
+constexpr auto kCreate = LedgerKind::order_create;
+
+// SourceIntake reading a SQLite merchant database by its change log, with the test as the shop's
+// application on its own connection. Each test drops one change (the fault, as a bug would) and
+// checks that the order is then taken by change detection or by the reconciliation sweep, never by
+// neither.
+class SourceIntakeTest : public ::testing::Test {
+ protected:
+  SourceIntakeTest() : app((dir / "shop.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+    app.exec("PRAGMA journal_mode = WAL");
+    app.exec(testing::read_file(testing::source_path("schema/merchant/source_tables.sql")));
+    app.exec(testing::read_file(testing::source_path("schema/merchant/change_log/0001_change_log.sql")));
+    config::MerchantConfig config;
+    config.sqlite.path = dir / "shop.db";
+    config.sqlite.busy_timeout = 2000ms;
+    db = std::make_unique<merchant::SqliteMerchantDatabase>(config);
+  }
+
+  // `reconcile_interval`: 1h for an intake that only reads changes (no sweep in the test's time).
+  std::unique_ptr<SourceIntake<OrderRow>> intake(config::Duration reconcile_interval) {
+    SourceIntake<OrderRow>::Options options;
+    options.starting_point = "2020-01-01T00:00:00Z";
+    options.reconcile_interval = reconcile_interval;
+    return std::make_unique<SourceIntake<OrderRow>>(*db, store, ledger, metrics, options);
+  }
+
+  // One reconciliation sweep, as the daemon's next one (its position is the one saved).
+  void sweep() {
+    auto sweeper = intake(1ms);
+    std::this_thread::sleep_for(5ms);
+    EXPECT_FALSE(sweeper->poll(10));
+  }
+
+  static void drop_the_next_change() {
+    ::setenv("FULFILLSYNC_FAILPOINTS", "intake.drop_one_change", 1);
+    arm_failpoints_from_environment();
+    ::unsetenv("FULFILLSYNC_FAILPOINTS");
+  }
+
+  // Each statement its own commit, unless the caller holds a transaction.
+  void insert_order_row(const std::string& reference) {
+    SQLite::Statement insert(app,
+                             "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
+                             "recipient_name, address1, city, state, zip_code, country, updated_at) VALUES "
+                             "(?, '#1', 'Standard', 'DTC', 'Customer 1', '1 Main Street', 'Austin', 'TX', '10001', "
+                             "'US', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
+    insert.bind(1, reference);
+    insert.exec();
+  }
+  void insert_line(const std::string& reference, int line) {
+    SQLite::Statement insert(app,
+                             "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                             "product_reference_id, product_name, quantity) VALUES (?, ?, 'TSHIRT-L', "
+                             "'Organic Cotton T-Shirt L', 1)");
+    insert.bind(1, reference);
+    insert.bind(2, line);
+    insert.exec();
+  }
+
+  std::string current_hash(const std::string& reference) {
+    return db->read_orders(std::vector<std::string>{reference}).at(0).content_hash;
+  }
+
+  double found_by_sweep() {
+    for (const auto& family : registry.Collect()) {
+      if (family.name != "fulfillsync_reconcile_found_total") continue;
+      double found = 0;
+      for (const auto& metric : family.metric) found += metric.counter.value;
+      return found;
+    }
+    return 0;
+  }
+
+  testing::TempDir dir;
+  SQLite::Database app;  // the shop's application
+  std::unique_ptr<merchant::SqliteMerchantDatabase> db;
+  CheckpointStore store{dir / "checkpoint.db"};
+  OutboundLedger ledger{store};
+  prometheus::Registry registry;
+  SyncMetrics metrics{registry};
+};
+
+TEST_F(SourceIntakeTest, TheSweepTakesAnOrderWhoseOnlyChangeWasDropped) {
+  auto reader = intake(1h);
+  EXPECT_FALSE(reader->poll(10));  // caught up: reading by the change log from here on
+  {
+    SQLite::Transaction transaction(app);
+    insert_order_row("DROPPED-1");
+    insert_line("DROPPED-1", 1);
+    insert_line("DROPPED-1", 2);
+    transaction.commit();
+  }
+  drop_the_next_change();
+  EXPECT_FALSE(reader->poll(10));
+  ASSERT_FALSE(ledger.find(kCreate, "DROPPED-1")) << "the fault did not drop the change";
+
+  sweep();
+  const auto entry = ledger.find(kCreate, "DROPPED-1");
+  ASSERT_TRUE(entry) << "neither sent nor found by the sweep";
+  EXPECT_EQ(entry->state, LedgerState::pending);
+  EXPECT_EQ(entry->content_hash, current_hash("DROPPED-1"));
+  EXPECT_EQ(found_by_sweep(), 1);
+}
+
+// The shop writes the order, then its lines, each its own commit, and the intake reads between them:
+// the change dropped is a version without lines; the lines' changes name the order again, and change
+// detection takes its whole version. The sweep then has nothing to find.
+TEST_F(SourceIntakeTest, AnOrderReadBetweenItsStatementsIsTakenByItsLaterChanges) {
+  auto reader = intake(1h);
+  EXPECT_FALSE(reader->poll(10));
+  insert_order_row("PARTIAL-1");
+  drop_the_next_change();
+  EXPECT_FALSE(reader->poll(10));
+  ASSERT_FALSE(ledger.find(kCreate, "PARTIAL-1")) << "the fault did not drop the change";
+  insert_line("PARTIAL-1", 1);
+  insert_line("PARTIAL-1", 2);
+
+  EXPECT_FALSE(reader->poll(10));
+  const auto entry = ledger.find(kCreate, "PARTIAL-1");
+  ASSERT_TRUE(entry) << "its later changes were not taken";
+  EXPECT_EQ(entry->state, LedgerState::pending);
+  EXPECT_EQ(entry->content_hash, current_hash("PARTIAL-1"));
+
+  sweep();
+  EXPECT_EQ(found_by_sweep(), 0);
+  EXPECT_EQ(ledger.find(kCreate, "PARTIAL-1")->content_hash, current_hash("PARTIAL-1"));
+}
+
+}  // namespace
+}  // namespace fulfillsync::daemon
