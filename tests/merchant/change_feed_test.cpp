@@ -10,70 +10,39 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// The real connector, counting the reads that reach it.
-class CountingDatabase final : public MerchantDatabase {
+// The real connector's source tables, counting the reads that reach them.
+class CountingSource final : public SourceTables {
  public:
-  explicit CountingDatabase(MerchantDatabase& db) : db_(db) {}
+  explicit CountingSource(SourceTables& source) : source_(source) {}
   int reads = 0;
 
-  std::string describe() const override { return db_.describe(); }
-  void ping() override { db_.ping(); }
-  std::vector<std::string> check_source_tables() override { return db_.check_source_tables(); }
-  std::uint64_t change_counter() override { return db_.change_counter(); }
+  std::vector<std::string> check_source_tables() override { return source_.check_source_tables(); }
+  std::uint64_t change_counter() override { return source_.change_counter(); }
   std::vector<OrderRow> read_orders(const ReadRange& range) override {
     ++reads;
-    return db_.read_orders(range);
+    return source_.read_orders(range);
   }
   std::vector<ReturnRow> read_returns(const ReadRange& range) override {
     ++reads;
-    return db_.read_returns(range);
+    return source_.read_returns(range);
   }
   std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override {
-    return db_.read_open_orders(after_key, limit);
+    return source_.read_open_orders(after_key, limit);
   }
   std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override {
-    return db_.read_open_returns(after_key, limit);
+    return source_.read_open_returns(after_key, limit);
   }
   std::int64_t count_without_result(SourceKind kind, std::string_view since) override {
-    return db_.count_without_result(kind, since);
+    return source_.count_without_result(kind, since);
   }
-  std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return db_.read_orders(keys); }
-  std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return db_.read_returns(keys); }
+  std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return source_.read_orders(keys); }
+  std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return source_.read_returns(keys); }
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override {
-    return db_.count_changes_after(kind, after);
-  }
-  std::vector<std::int64_t> watched_inventory_ids() override { return db_.watched_inventory_ids(); }
-  void write_results(SourceKind kind, std::span<const SyncResult> results) override {
-    db_.write_results(kind, results);
-  }
-  std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override {
-    return db_.count_results_by_state(kind);
-  }
-  std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override {
-    return db_.latest_results(kind, state, limit);
-  }
-  std::optional<SyncResult> read_result(SourceKind kind, std::string_view key) override {
-    return db_.read_result(kind, key);
-  }
-  std::vector<SyncResult> results_after(SourceKind kind, std::string_view after, std::size_t limit) override {
-    return db_.results_after(kind, after, limit);
-  }
-  void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override {
-    db_.write_shipments(orders, shipments);
-  }
-  std::vector<TrackingToMark> tracking_to_mark(std::int64_t after, std::size_t limit, bool acknowledged_only) override {
-    return db_.tracking_to_mark(after, limit, acknowledged_only);
-  }
-  void record_tracking_marks(std::span<const TrackingMarkResult> results) override { db_.record_tracking_marks(results); }
-  void write_return_statuses(std::span<const ReturnStatusRecord> returns) override { db_.write_return_statuses(returns); }
-  LotChanges replace_lots(std::int64_t id, std::span<const LotRecord> lots) override { return db_.replace_lots(id, lots); }
-  int remove_lots_except(std::span<const std::int64_t> ids) override { return db_.remove_lots_except(ids); }
-  void write_timeline(std::int64_t id, std::span<const TimelineEntryRecord> entries) override {
-    db_.write_timeline(id, entries);
+    return source_.count_changes_after(kind, after);
   }
 
  private:
-  MerchantDatabase& db_;
+  SourceTables& source_;
 };
 
 class ChangeFeedTest : public MerchantDatabaseTest {
@@ -99,7 +68,7 @@ class ChangeFeedTest : public MerchantDatabaseTest {
 
   const timestamps::TimePoint now = timestamps::parse_iso8601("2026-03-01T10:10:00Z").value();
   std::unique_ptr<SqliteMerchantDatabase> real = open();
-  CountingDatabase db{*real};
+  CountingSource db{real->source()};
 };
 
 TEST_F(ChangeFeedTest, SkipsThePollWhenNothingChanged) {

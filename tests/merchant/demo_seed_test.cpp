@@ -26,11 +26,11 @@ TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
   config::MerchantConfig config;
   config.sqlite.path = dir / "merchant.db";
   SqliteMerchantDatabase db(config);
-  EXPECT_THAT(db.check_source_tables(), ::testing::IsEmpty());
+  EXPECT_THAT(db.source().check_source_tables(), ::testing::IsEmpty());
 
   std::map<std::string, std::string> rejected;
   int valid = 0, cancels = 0;
-  for (const OrderRow& row : db.read_orders(ReadRange{.limit = 1000})) {
+  for (const OrderRow& row : db.source().read_orders(ReadRange{.limit = 1000})) {
     const auto mapped = map_order(row);
     if (mapped.ok()) ++valid;
     if (!mapped.ok()) rejected[row.reference_id.substr(0, 9)] = mapped.reason();
@@ -45,14 +45,14 @@ TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
                                "fulfillsync_orders: reference_id must be 1 to 300 characters, found 310")));
 
   std::vector<std::string> returns;
-  for (const ReturnRow& row : db.read_returns(ReadRange{.limit = 1000})) {
+  for (const ReturnRow& row : db.source().read_returns(ReadRange{.limit = 1000})) {
     const auto mapped = map_return(row);
     returns.push_back(row.reference_id + (mapped.ok() ? " ok" : ": " + mapped.reason()));
   }
   EXPECT_THAT(returns, UnorderedElementsAre("RMA-5001 ok", "RMA-5002 ok",
                                             "RMA-5003: fulfillsync_returns: fulfillment_center_id is required, "
                                             "found NULL"));
-  EXPECT_THAT(db.watched_inventory_ids(), ElementsAre(7001, 7002, 7003, 7005));
+  EXPECT_THAT(db.pulled().watched_inventory_ids(), ElementsAre(7001, 7002, 7003, 7005));
 }
 
 }  // namespace

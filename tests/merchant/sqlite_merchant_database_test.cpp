@@ -96,7 +96,7 @@ TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
   app.exec("UPDATE fulfillsync_orders SET gift_message = 'Enjoy', location_id = 8, "
            "updated_at = '2026-03-01T10:00:00.500Z' WHERE reference_id = 'A-1'");
   auto db = open();
-  const auto rows = db->read_orders(ReadRange{});
+  const auto rows = db->source().read_orders(ReadRange{});
   ASSERT_THAT(keys(rows), ElementsAre("A-2", "A-1"));
   const OrderRow& row = rows[1];
   EXPECT_EQ(row.updated_at, "2026-03-01T10:00:00.500Z");
@@ -109,7 +109,7 @@ TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
   EXPECT_EQ(row.content_hash.size(), 64u);
 
   const std::vector<std::string> wanted = {"A-1", "missing"};
-  EXPECT_THAT(keys(db->read_orders(wanted)), ElementsAre("A-1"));
+  EXPECT_THAT(keys(db->source().read_orders(wanted)), ElementsAre("A-1"));
 }
 
 TEST_F(MerchantDatabaseTest, CursorPagingOverEqualTimestampsLosesNothing) {
@@ -124,7 +124,7 @@ TEST_F(MerchantDatabaseTest, CursorPagingOverEqualTimestampsLosesNothing) {
   std::vector<std::string> seen;
   ReadRange range{.limit = 7};
   for (;;) {
-    const auto rows = db->read_orders(range);
+    const auto rows = db->source().read_orders(range);
     for (const auto& row : rows) seen.push_back(row.updated_at + "/" + row.reference_id);
     if (rows.size() < range.limit) break;
     range.after = {rows.back().updated_at, rows.back().reference_id};
@@ -137,7 +137,7 @@ TEST_F(MerchantDatabaseTest, CursorPagingOverEqualTimestampsLosesNothing) {
 TEST_F(MerchantDatabaseTest, ReadRangeHasAnInclusiveUpperBound) {
   for (int i = 1; i <= 5; ++i) add_order(fmt::format("B-{}", i), fmt::format("2026-03-01T10:00:0{}.000Z", i));
   auto db = open();
-  const auto rows = db->read_orders(ReadRange{.after = {"2026-03-01T10:00:02.000Z", "B-2"},
+  const auto rows = db->source().read_orders(ReadRange{.after = {"2026-03-01T10:00:02.000Z", "B-2"},
                                               .through = ChangeCursor{"2026-03-01T10:00:04.000Z", "B-4"}});
   EXPECT_THAT(keys(rows), ElementsAre("B-3", "B-4"));
 }
@@ -146,16 +146,16 @@ TEST_F(MerchantDatabaseTest, CountsTheRowsAfterACursor) {
   for (int i = 1; i <= 5; ++i) add_order(fmt::format("C-{}", i), fmt::format("2026-03-01T10:00:0{}.000Z", i));
   add_order("C-0", "2026-03-01T10:00:02.000Z");
   auto db = open();
-  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {}), 6);
-  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", "C-0"}), 4);
-  EXPECT_EQ(db->count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", ""}), 5);
-  EXPECT_EQ(db->count_changes_after(SourceKind::returns, {}), 0);
+  EXPECT_EQ(db->source().count_changes_after(SourceKind::orders, {}), 6);
+  EXPECT_EQ(db->source().count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", "C-0"}), 4);
+  EXPECT_EQ(db->source().count_changes_after(SourceKind::orders, {"2026-03-01T10:00:02.000Z", ""}), 5);
+  EXPECT_EQ(db->source().count_changes_after(SourceKind::returns, {}), 0);
 }
 
 TEST_F(MerchantDatabaseTest, ContentHashIsStableAndFollowsEveryColumnAndLine) {
   add_order("H-1", "2026-03-01T10:00:00.000Z", 2);
   auto db = open();
-  const auto hash = [&] { return db->read_orders(std::vector<std::string>{"H-1"}).at(0).content_hash; };
+  const auto hash = [&] { return db->source().read_orders(std::vector<std::string>{"H-1"}).at(0).content_hash; };
   const std::string original = hash();
   EXPECT_EQ(hash(), original);
 
@@ -215,12 +215,12 @@ TEST(ContentHash, TellsTypesAndLinesApart) {
 
 TEST_F(MerchantDatabaseTest, DataVersionMovesOnlyForOtherConnectionsCommits) {
   auto db = open();
-  const auto first = db->change_counter();
-  EXPECT_EQ(db->change_counter(), first);
-  db->write_results(SourceKind::orders, std::vector<SyncResult>{{.reference_id = "X", .state = "pending"}});
-  EXPECT_EQ(db->change_counter(), first);  // our own write
+  const auto first = db->source().change_counter();
+  EXPECT_EQ(db->source().change_counter(), first);
+  db->results().write_results(SourceKind::orders, std::vector<SyncResult>{{.reference_id = "X", .state = "pending"}});
+  EXPECT_EQ(db->source().change_counter(), first);  // our own write
   add_order("D-1", "2026-03-01T10:00:00.000Z");
-  EXPECT_NE(db->change_counter(), first);
+  EXPECT_NE(db->source().change_counter(), first);
 }
 
 TEST_F(MerchantDatabaseTest, ResultWritesAreBatchedUpsertsAndIdempotent) {
@@ -233,11 +233,11 @@ TEST_F(MerchantDatabaseTest, ResultWritesAreBatchedUpsertsAndIdempotent) {
        .attempts = 0, .updated_at = t0},
       {.reference_id = "O-3", .state = "in_flight", .attempts = 1, .updated_at = t0},
   };
-  db->write_results(SourceKind::orders, results);
-  db->write_results(SourceKind::orders, results);
-  EXPECT_THAT(db->count_results_by_state(SourceKind::orders),
+  db->results().write_results(SourceKind::orders, results);
+  db->results().write_results(SourceKind::orders, results);
+  EXPECT_THAT(db->results().count_results_by_state(SourceKind::orders),
               ElementsAre(Pair("created", 1), Pair("in_flight", 1), Pair("rejected", 1)));
-  auto stored = db->read_result(SourceKind::orders, "O-1");
+  auto stored = db->results().read_result(SourceKind::orders, "O-1");
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->first_seen_at, t0);
   stored->first_seen_at.reset();
@@ -250,22 +250,22 @@ TEST_F(MerchantDatabaseTest, ResultWritesAreBatchedUpsertsAndIdempotent) {
       {.reference_id = "O-1", .state = "cancelled", .remote_id = 101, .remote_status = "Cancelled", .attempts = 1,
        .updated_at = t1, .cancel_requested_at = t1, .cancelled_at = t1},
   };
-  db->write_results(SourceKind::orders, later);
-  db->write_results(SourceKind::orders, results);
-  EXPECT_THAT(db->count_results_by_state(SourceKind::orders),
+  db->results().write_results(SourceKind::orders, later);
+  db->results().write_results(SourceKind::orders, results);
+  EXPECT_THAT(db->results().count_results_by_state(SourceKind::orders),
               ElementsAre(Pair("cancelled", 1), Pair("created", 1), Pair("rejected", 1)));
-  EXPECT_EQ(db->read_result(SourceKind::orders, "O-1")->first_seen_at, t0);
-  EXPECT_EQ(db->read_result(SourceKind::orders, "O-1")->cancelled_at, t1);
+  EXPECT_EQ(db->results().read_result(SourceKind::orders, "O-1")->first_seen_at, t0);
+  EXPECT_EQ(db->results().read_result(SourceKind::orders, "O-1")->cancelled_at, t1);
 
-  const auto rejected = db->latest_results(SourceKind::orders, "rejected", 10);
+  const auto rejected = db->results().latest_results(SourceKind::orders, "rejected", 10);
   ASSERT_EQ(rejected.size(), 1u);
   EXPECT_EQ(rejected[0].last_error, "fulfillsync_orders: city is required, found NULL");
-  EXPECT_FALSE(db->read_result(SourceKind::orders, "nope"));
+  EXPECT_FALSE(db->results().read_result(SourceKind::orders, "nope"));
 
-  db->write_results(SourceKind::returns,
+  db->results().write_results(SourceKind::returns,
                     std::vector<SyncResult>{
                         {.reference_id = "RMA-1", .state = "created", .remote_id = 9, .updated_at = t0}});
-  EXPECT_THAT(db->count_results_by_state(SourceKind::returns), ElementsAre(Pair("created", 1)));
+  EXPECT_THAT(db->results().count_results_by_state(SourceKind::returns), ElementsAre(Pair("created", 1)));
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_order_sync"), 3);
 }
 
@@ -276,24 +276,24 @@ TEST_F(MerchantDatabaseTest, ReadsDuringTheApplicationsWriteTransactionAndTimesO
   SqliteMerchantDatabase db(fast);
   SQLite::Transaction held(app, SQLite::TransactionBehavior::IMMEDIATE);
   add_order("W-2", "2026-03-01T10:00:01.000Z");
-  EXPECT_THAT(keys(db.read_orders(ReadRange{})), ElementsAre("W-1"));  // WAL: the committed snapshot
-  EXPECT_THROW(db.write_results(SourceKind::orders, std::vector<SyncResult>{{.reference_id = "W-1", .state = "x"}}),
+  EXPECT_THAT(keys(db.source().read_orders(ReadRange{})), ElementsAre("W-1"));  // WAL: the committed snapshot
+  EXPECT_THROW(db.results().write_results(SourceKind::orders, std::vector<SyncResult>{{.reference_id = "W-1", .state = "x"}}),
                MerchantDatabaseError);
   held.commit();
-  EXPECT_THAT(keys(db.read_orders(ReadRange{})), ElementsAre("W-1", "W-2"));
+  EXPECT_THAT(keys(db.source().read_orders(ReadRange{})), ElementsAre("W-1", "W-2"));
 }
 
 TEST_F(MerchantDatabaseTest, WatchedInventoryIds) {
   app.exec("INSERT INTO fulfillsync_watched_inventory VALUES (7005), (7001)");
-  EXPECT_THAT(open()->watched_inventory_ids(), ElementsAre(7001, 7005));
+  EXPECT_THAT(open()->pulled().watched_inventory_ids(), ElementsAre(7001, 7005));
 }
 
 TEST_F(MerchantDatabaseTest, ChecksTheSourceTables) {
   auto db = open();
-  EXPECT_THAT(db->check_source_tables(), IsEmpty());
+  EXPECT_THAT(db->source().check_source_tables(), IsEmpty());
   app.exec("ALTER TABLE fulfillsync_returns DROP COLUMN tracking_number");
   app.exec("DROP TABLE fulfillsync_watched_inventory");
-  EXPECT_THAT(db->check_source_tables(),
+  EXPECT_THAT(db->source().check_source_tables(),
               ElementsAre(HasSubstr("fulfillsync_returns.tracking_number: no such column"),
                           HasSubstr("fulfillsync_watched_inventory.inventory_id: no such table")));
 }
@@ -362,7 +362,7 @@ TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
   EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_id, remote_status, remote_updated_at, arrived_at, "
                         "cancelled_at, status_history, actions_taken FROM fulfillsync_return_sync"),
               ElementsAre("RMA-1|created|9|NULL|NULL|NULL|NULL|NULL|NULL"));
-  EXPECT_EQ(db->read_result(SourceKind::orders, "O-1")->remote_id, 101);
+  EXPECT_EQ(db->results().read_result(SourceKind::orders, "O-1")->remote_id, 101);
 }
 
 TEST_F(MerchantDatabaseTest, BothMigrationsAppliedByHandSatisfyAnUnmanagedDaemon) {
@@ -371,7 +371,7 @@ TEST_F(MerchantDatabaseTest, BothMigrationsAppliedByHandSatisfyAnUnmanagedDaemon
   unmanaged.manage_result_tables = false;
   SqliteMerchantDatabase db(unmanaged);
   EXPECT_EQ(db.result_schema_version(), 2);
-  db.replace_lots(7001, std::vector<LotRecord>{{.lot_number = "A", .location_id = 8}});
+  db.pulled().replace_lots(7001, std::vector<LotRecord>{{.lot_number = "A", .location_id = 8}});
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 1);
 }
 
@@ -379,7 +379,7 @@ class PulledRecordsTest : public MerchantDatabaseTest {
  protected:
   // An order the daemon created, as the push jobs leave it.
   void created_order(const std::string& reference_id, std::int64_t remote_id) {
-    db->write_results(SourceKind::orders,
+    db->results().write_results(SourceKind::orders,
                       std::vector<SyncResult>{{.reference_id = reference_id, .state = "created", .remote_id = remote_id,
                                                .remote_status = "Processing", .attempts = 1, .updated_at = t0}});
   }
@@ -458,7 +458,7 @@ TEST_F(PulledRecordsTest, WritesShipmentsWithItemsAndTrackingAndAReplayChangesNo
   const std::vector<OrderStatusRecord> orders = {
       {.reference_id = "O-1", .remote_id = 101, .status = "Processing", .as_of = t1}};
   const std::vector<ShipmentRecord> shipments = {shipment(5001, t1)};
-  db->write_shipments(orders, shipments);
+  db->pulled().write_shipments(orders, shipments);
 
   EXPECT_THAT(shipment_rows(), ElementsAre("5001|101|O-1|Processing|201|InTransit|8|Reno|Ground|"
                                            "2026-03-01T09:00:00.000Z|NULL|2026-03-03T00:00:00.000Z|NULL|"
@@ -483,14 +483,14 @@ TEST_F(PulledRecordsTest, WritesShipmentsWithItemsAndTrackingAndAReplayChangesNo
 
   // The same page again (a pull that repeats work after a restart): the same rows, written_at kept.
   const auto shipments_before = shipment_rows(), items_before = item_rows(), tracking_before = tracking_rows();
-  db->write_shipments(orders, shipments);
+  db->pulled().write_shipments(orders, shipments);
   EXPECT_EQ(shipment_rows(), shipments_before);
   EXPECT_EQ(item_rows(), items_before);
   EXPECT_EQ(tracking_rows(), tracking_before);
 }
 
 TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsItems) {
-  db->write_shipments({}, std::vector{shipment(5001, t2)});
+  db->pulled().write_shipments({}, std::vector{shipment(5001, t2)});
   const auto stored = rows(app, "SELECT * FROM fulfillsync_shipments");  // synced_at included
   const auto items = item_rows();
 
@@ -498,7 +498,7 @@ TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsIt
   auto older = shipment(5001, t1, "None");
   older.items.resize(1);
   older.tracking->tracking_number = "OLD";
-  db->write_shipments({}, std::vector{older});
+  db->pulled().write_shipments({}, std::vector{older});
   EXPECT_EQ(rows(app, "SELECT * FROM fulfillsync_shipments"), stored);
   EXPECT_EQ(item_rows(), items);
   EXPECT_THAT(rows(app, "SELECT tracking_number FROM fulfillsync_tracking"), ElementsAre("1Z999"));
@@ -509,7 +509,7 @@ TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsIt
   newer.delivery_date = t3;
   newer.tracking.reset();
   newer.items = {{.line_number = 1, .product_reference_id = "HAT", .quantity = 3}};
-  db->write_shipments({}, std::vector{newer});
+  db->pulled().write_shipments({}, std::vector{newer});
   EXPECT_THAT(shipment_rows(), ElementsAre("5001|101|O-1|Completed|201|InTransit|8|Reno|Ground|"
                                            "2026-03-01T09:00:00.000Z|NULL|2026-03-03T00:00:00.000Z|"
                                            "2026-03-02T12:00:00.000Z|2026-03-02T12:00:00.000Z|12.30|USD|1"));
@@ -521,7 +521,7 @@ TEST_F(PulledRecordsTest, WritingShipmentsIsOneTransaction) {
   created_order("O-1", 101);
   auto broken = shipment(5002, t1);
   broken.items.push_back(broken.items.front());  // the same line twice
-  EXPECT_THROW(db->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = "O-1", .status = "Fulfilled",
+  EXPECT_THROW(db->pulled().write_shipments(std::vector<OrderStatusRecord>{{.reference_id = "O-1", .status = "Fulfilled",
                                                                    .as_of = t1}},
                                    std::vector{shipment(5001, t1), broken}),
                MerchantDatabaseError);
@@ -536,7 +536,7 @@ TEST_F(PulledRecordsTest, OrderStatusesOnlyMoveForwardAndOnlyForPushedOrders) {
   created_order("O-1", 101);
   created_order("O-2", 102);
   const auto status = [&](std::string reference_id, std::string value, std::string as_of) {
-    db->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = std::move(reference_id),
+    db->pulled().write_shipments(std::vector<OrderStatusRecord>{{.reference_id = std::move(reference_id),
                                                         .status = std::move(value),
                                                         .as_of = std::move(as_of)}},
                         {});
@@ -555,7 +555,7 @@ TEST_F(PulledRecordsTest, OrderStatusesOnlyMoveForwardAndOnlyForPushedOrders) {
   EXPECT_THAT(statuses(), ElementsAre("O-1|Fulfilled|2026-03-02T11:00:00.000Z", "O-2|Processing|NULL"));
 
   // A later ledger write (a change the API cannot apply) keeps the status the pull brought.
-  db->write_results(SourceKind::orders,
+  db->results().write_results(SourceKind::orders,
                     std::vector<SyncResult>{{.reference_id = "O-1", .state = "created", .remote_id = 101,
                                              .remote_status = "Processing", .note = "shipping_method changed",
                                              .attempts = 1, .updated_at = t0 + std::chrono::hours(48)}});
@@ -565,11 +565,11 @@ TEST_F(PulledRecordsTest, OrderStatusesOnlyMoveForwardAndOnlyForPushedOrders) {
 }
 
 TEST_F(PulledRecordsTest, ANewTrackingNumberNeedsANewAcknowledgementButStaysMarked) {
-  db->write_shipments({}, std::vector{shipment(5001, t1)});
+  db->pulled().write_shipments({}, std::vector{shipment(5001, t1)});
   // The merchant's application has the tracking; the daemon told the provider.
   app.exec("UPDATE fulfillsync_tracking SET acknowledged_at = '2026-03-02T10:05:00.000Z', "
            "written_at = '2000-01-01T00:00:00.000Z'");
-  db->record_tracking_marks(std::vector<TrackingMarkResult>{
+  db->pulled().record_tracking_marks(std::vector<TrackingMarkResult>{
       {.shipment_id = 5001, .marked_at = "2026-03-02T10:06:00.000Z", .attempts = 1}});
   const std::string columns =
       "SELECT tracking_number, carrier_service, last_tracking_update_at, "
@@ -578,14 +578,14 @@ TEST_F(PulledRecordsTest, ANewTrackingNumberNeedsANewAcknowledgementButStaysMark
 
   auto same_number = shipment(5001, t2);
   same_number.tracking->last_tracking_update_at = t2;
-  db->write_shipments({}, std::vector{same_number});
+  db->pulled().write_shipments({}, std::vector{same_number});
   EXPECT_THAT(rows(app, columns), ElementsAre("1Z999|Ground|2026-03-02T11:00:00.000Z|1|2026-03-02T10:05:00.000Z|"
                                               "2026-03-02T10:06:00.000Z|1|NULL"));
 
   // written_at moves to when the new number came; marking is the shipment's and stays.
   auto new_number = shipment(5001, t3);
   new_number.tracking = TrackingRecord{.tracking_number = "1Z777", .carrier = "UPS"};
-  db->write_shipments({}, std::vector{new_number});
+  db->pulled().write_shipments({}, std::vector{new_number});
   EXPECT_THAT(rows(app, columns), ElementsAre("1Z777|NULL|NULL|0|NULL|2026-03-02T10:06:00.000Z|1|NULL"));
 }
 
@@ -600,41 +600,41 @@ TEST_F(PulledRecordsTest, TrackingToMarkPagesInShipmentOrder) {
   auto untracked = shipment(5, t1);
   untracked.tracking.reset();
   shipments.push_back(std::move(untracked));
-  db->write_shipments({}, shipments);
-  db->record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 40, .marked_at = t2, .attempts = 1}});
+  db->pulled().write_shipments({}, shipments);
+  db->pulled().record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 40, .marked_at = t2, .attempts = 1}});
   app.exec("UPDATE fulfillsync_tracking SET acknowledged_at = '2026-03-02T10:30:00.000Z' WHERE shipment_id IN (20, 30)");
 
-  EXPECT_THAT(db->tracking_to_mark(0, 10, false),
+  EXPECT_THAT(db->pulled().tracking_to_mark(0, 10, false),
               ElementsAre(TrackingToMark{10, 110}, TrackingToMark{20, 120}, TrackingToMark{30, 130}));
-  EXPECT_THAT(db->tracking_to_mark(0, 2, false), ElementsAre(TrackingToMark{10, 110}, TrackingToMark{20, 120}));
-  EXPECT_THAT(db->tracking_to_mark(20, 2, false), ElementsAre(TrackingToMark{30, 130}));
-  EXPECT_THAT(db->tracking_to_mark(0, 10, true), ElementsAre(TrackingToMark{20, 120}, TrackingToMark{30, 130}));
-  EXPECT_THAT(db->tracking_to_mark(20, 10, true), ElementsAre(TrackingToMark{30, 130}));
-  EXPECT_THAT(db->tracking_to_mark(30, 10, false), IsEmpty());
+  EXPECT_THAT(db->pulled().tracking_to_mark(0, 2, false), ElementsAre(TrackingToMark{10, 110}, TrackingToMark{20, 120}));
+  EXPECT_THAT(db->pulled().tracking_to_mark(20, 2, false), ElementsAre(TrackingToMark{30, 130}));
+  EXPECT_THAT(db->pulled().tracking_to_mark(0, 10, true), ElementsAre(TrackingToMark{20, 120}, TrackingToMark{30, 130}));
+  EXPECT_THAT(db->pulled().tracking_to_mark(20, 10, true), ElementsAre(TrackingToMark{30, 130}));
+  EXPECT_THAT(db->pulled().tracking_to_mark(30, 10, false), IsEmpty());
 }
 
 TEST_F(PulledRecordsTest, RecordsMarkFailuresThenTheMark) {
   auto other = shipment(20, t1);
   other.tracking->tracking_number = "TN-20";
-  db->write_shipments({}, std::vector{shipment(10, t1), other});
+  db->pulled().write_shipments({}, std::vector{shipment(10, t1), other});
   const std::string columns =
       "SELECT shipment_id, upload_marked_at, mark_error, mark_attempts FROM fulfillsync_tracking ORDER BY shipment_id";
 
-  db->record_tracking_marks(std::vector<TrackingMarkResult>{
+  db->pulled().record_tracking_marks(std::vector<TrackingMarkResult>{
       {.shipment_id = 10, .error = "429 Too Many Requests", .attempts = 1},
       {.shipment_id = 20, .error = "INVALID_SHIPMENT: shipment 20 not found", .attempts = 3},
       {.shipment_id = 999, .marked_at = t2, .attempts = 1}});  // no such row: ignored
   EXPECT_THAT(rows(app, columns), ElementsAre("10|NULL|429 Too Many Requests|1",
                                               "20|NULL|INVALID_SHIPMENT: shipment 20 not found|3"));
 
-  db->record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 10, .marked_at = t2, .attempts = 2}});
+  db->pulled().record_tracking_marks(std::vector<TrackingMarkResult>{{.shipment_id = 10, .marked_at = t2, .attempts = 2}});
   EXPECT_THAT(rows(app, columns), ElementsAre("10|2026-03-02T11:00:00.000Z|NULL|2",
                                               "20|NULL|INVALID_SHIPMENT: shipment 20 not found|3"));
-  EXPECT_THAT(db->tracking_to_mark(0, 10, false), ElementsAre(TrackingToMark{20, 101}));
+  EXPECT_THAT(db->pulled().tracking_to_mark(0, 10, false), ElementsAre(TrackingToMark{20, 101}));
 }
 
 TEST_F(PulledRecordsTest, ReturnStatusesOnlyMoveForwardAndOnlyForPushedReturns) {
-  db->write_results(SourceKind::returns,
+  db->results().write_results(SourceKind::returns,
                     std::vector<SyncResult>{{.reference_id = "RMA-1", .state = "created", .remote_id = 9,
                                              .remote_status = "AwaitingArrival", .attempts = 1, .updated_at = t0}});
   const std::string arrived_history = R"([{"status":"Arrived","timestamp":"2026-03-02T10:00:00.000Z"}])";
@@ -645,7 +645,7 @@ TEST_F(PulledRecordsTest, ReturnStatusesOnlyMoveForwardAndOnlyForPushedReturns) 
       "SELECT reference_id, state, remote_id, remote_status, remote_updated_at, arrived_at, processing_at, "
       "completed_at, cancelled_at, status_history, actions_taken FROM fulfillsync_return_sync";
 
-  db->write_return_statuses(std::vector<ReturnStatusRecord>{
+  db->pulled().write_return_statuses(std::vector<ReturnStatusRecord>{
       {.reference_id = "RMA-1", .remote_id = 9, .status = "Arrived", .as_of = t1, .arrived_at = t1,
        .status_history_json = arrived_history},
       {.reference_id = "RMA-9", .remote_id = 99, .status = "Arrived", .as_of = t1}});  // not pushed: no row
@@ -657,25 +657,25 @@ TEST_F(PulledRecordsTest, ReturnStatusesOnlyMoveForwardAndOnlyForPushedReturns) 
                                      .status_history_json = completed_history, .actions_taken_json = actions};
   const ReturnStatusRecord stale{.reference_id = "RMA-1", .remote_id = 9, .status = "Processing", .as_of = t2,
                                  .arrived_at = t1, .processing_at = t2};
-  db->write_return_statuses(std::vector{completed, stale});
+  db->pulled().write_return_statuses(std::vector{completed, stale});
   const std::string expected = "RMA-1|created|9|Completed|" + t3 + "|" + t1 + "|" + t2 + "|" + t3 + "|NULL|" +
                                completed_history + "|" + actions;
   EXPECT_THAT(rows(app, columns), ElementsAre(expected));
-  db->write_return_statuses(std::vector{completed});
+  db->pulled().write_return_statuses(std::vector{completed});
   EXPECT_THAT(rows(app, columns), ElementsAre(expected));
 }
 
 TEST_F(PulledRecordsTest, ReplaceLotsCountsWhatChangedAndRemovesWhatVanished) {
-  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
+  EXPECT_EQ(counts(db->pulled().replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
             std::pair(3, 0));
-  EXPECT_EQ(counts(db->replace_lots(7002, std::vector{lot("A", 8, 1)})), std::pair(1, 0));
-  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
+  EXPECT_EQ(counts(db->pulled().replace_lots(7002, std::vector{lot("A", 8, 1)})), std::pair(1, 0));
+  EXPECT_EQ(counts(db->pulled().replace_lots(7001, std::vector{lot("A", 8, 10), lot("B", 8, 5), lot("", 9, 3)})),
             std::pair(0, 0));
 
   // A's levels changed, B is gone, C is new, the stock without lots at 9 is as it was.
   auto moved = lot("A", 8, 12);
   moved.quantities.internal_transfer = 2;
-  EXPECT_EQ(counts(db->replace_lots(7001, std::vector{moved, lot("", 9, 3), lot("C", 8, 4)})), std::pair(2, 1));
+  EXPECT_EQ(counts(db->pulled().replace_lots(7001, std::vector{moved, lot("", 9, 3), lot("C", 8, 4)})), std::pair(2, 1));
   EXPECT_THAT(lot_rows(), ElementsAre("7001||9|Reno|2027-01-01T00:00:00.000Z|0|1|2|0|3",
                                       "7001|A|8|Reno|2027-01-01T00:00:00.000Z|0|1|11|2|12",
                                       "7001|C|8|Reno|2027-01-01T00:00:00.000Z|0|1|3|0|4",
@@ -683,18 +683,18 @@ TEST_F(PulledRecordsTest, ReplaceLotsCountsWhatChangedAndRemovesWhatVanished) {
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots WHERE synced_at IS NULL"), 0);
 
   // The provider lists no lots any more.
-  EXPECT_EQ(counts(db->replace_lots(7001, {})), std::pair(0, 3));
+  EXPECT_EQ(counts(db->pulled().replace_lots(7001, {})), std::pair(0, 3));
   EXPECT_THAT(lot_rows(), ElementsAre("7002|A|8|Reno|2027-01-01T00:00:00.000Z|0|1|0|0|1"));
 }
 
 TEST_F(PulledRecordsTest, RemovesTheLotsOfInventoryNoLongerWatched) {
-  db->replace_lots(7001, std::vector{lot("A", 8, 1), lot("B", 8, 1)});
-  db->replace_lots(7002, std::vector{lot("A", 8, 1)});
-  db->replace_lots(7003, std::vector{lot("A", 8, 1), lot("A", 9, 1)});
-  EXPECT_EQ(db->remove_lots_except(std::vector<std::int64_t>{7001, 7003, 7999}), 1);
+  db->pulled().replace_lots(7001, std::vector{lot("A", 8, 1), lot("B", 8, 1)});
+  db->pulled().replace_lots(7002, std::vector{lot("A", 8, 1)});
+  db->pulled().replace_lots(7003, std::vector{lot("A", 8, 1), lot("A", 9, 1)});
+  EXPECT_EQ(db->pulled().remove_lots_except(std::vector<std::int64_t>{7001, 7003, 7999}), 1);
   EXPECT_THAT(rows(app, "SELECT inventory_id, count(*) FROM fulfillsync_inventory_lots GROUP BY inventory_id"),
               ElementsAre("7001|2", "7003|2"));
-  EXPECT_EQ(db->remove_lots_except({}), 4);
+  EXPECT_EQ(db->pulled().remove_lots_except({}), 4);
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 0);
 }
 
@@ -704,16 +704,16 @@ TEST_F(PulledRecordsTest, WriteTimelineReplacesTheShipmentsEntries) {
                                .log_type_text = "Shipment is " + name, .metadata_json = R"({"shipment_id":"5001"})"};
   };
   const std::string columns = "SELECT * FROM fulfillsync_shipment_timeline ORDER BY shipment_id, seq";
-  db->write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), entry(t2, 100, "Picked"), entry(t3, 101, "Packed")});
-  db->write_timeline(5002, std::vector{entry(t1, 10, "Allocated")});
+  db->pulled().write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), entry(t2, 100, "Picked"), entry(t3, 101, "Packed")});
+  db->pulled().write_timeline(5002, std::vector{entry(t1, 10, "Allocated")});
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline WHERE shipment_id = 5001"), 3);
 
-  db->write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), TimelineEntryRecord{.timestamp = t3}});
+  db->pulled().write_timeline(5001, std::vector{entry(t1, 10, "Allocated"), TimelineEntryRecord{.timestamp = t3}});
   EXPECT_THAT(rows(app, columns),
               ElementsAre(R"(5001|1|2026-03-02T10:00:00.000Z|10|Allocated|Shipment is Allocated|{"shipment_id":"5001"})",
                           "5001|2|2026-03-02T12:00:00.000Z|NULL|NULL|NULL|{}",
                           R"(5002|1|2026-03-02T10:00:00.000Z|10|Allocated|Shipment is Allocated|{"shipment_id":"5001"})"));
-  db->write_timeline(5002, {});
+  db->pulled().write_timeline(5002, {});
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline WHERE shipment_id = 5002"), 0);
 }
 
@@ -747,8 +747,8 @@ TEST(ContractViews, TheDocumentedExampleReadsAndMaps) {
   config::MerchantConfig config;
   config.sqlite.path = dir / "shop.db";
   SqliteMerchantDatabase db(config);
-  EXPECT_THAT(db.check_source_tables(), IsEmpty());
-  const auto rows = db.read_orders(ReadRange{});
+  EXPECT_THAT(db.source().check_source_tables(), IsEmpty());
+  const auto rows = db.source().read_orders(ReadRange{});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].updated_at, "2026-03-01T10:00:00.000Z");
   EXPECT_TRUE(daemon::cancel_requested(rows[0]));

@@ -5,15 +5,15 @@
 namespace fulfillsync::merchant {
 
 template <typename Row>
-ChangeFeed<Row>::ChangeFeed(MerchantDatabase& db, Options options, ChangeCursor start, ChangeCursor floor)
-    : db_(db), options_(options), head_(std::move(start)), floor_(std::move(floor)) {}
+ChangeFeed<Row>::ChangeFeed(SourceTables& source, Options options, ChangeCursor start, ChangeCursor floor)
+    : source_(source), options_(options), head_(std::move(start)), floor_(std::move(floor)) {}
 
 template <typename Row>
 std::vector<Row> ChangeFeed<Row>::read(const ReadRange& range) {
   if constexpr (std::is_same_v<Row, OrderRow>) {
-    return db_.read_orders(range);
+    return source_.read_orders(range);
   } else {
-    return db_.read_returns(range);
+    return source_.read_returns(range);
   }
 }
 
@@ -57,7 +57,7 @@ typename ChangeFeed<Row>::Batch ChangeFeed<Row>::poll(timestamps::TimePoint now)
   const ChangeCursor limit = read_limit(options_, now);
   if (!head_pending_) {
     // Read before the rows, so a commit that lands while they are read is seen by the next poll.
-    const std::uint64_t counter = db_.change_counter();
+    const std::uint64_t counter = source_.change_counter();
     if (counter_ != counter) {
       counter_ = counter;
       head_pending_ = true;

@@ -20,11 +20,13 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/source_tables.hpp"
 
 namespace fulfillsync::merchant {
 
@@ -49,7 +51,10 @@ class ChangeFeed {
   // `start`: the cursor saved by the caller, or where a first start begins (`{since, ""}`). `floor`:
   // nothing before it is ever handed out, not even by the look-back window (the first start's
   // starting point, so history is not pushed by surprise).
-  ChangeFeed(MerchantDatabase& db, Options options, ChangeCursor start = {}, ChangeCursor floor = {});
+  ChangeFeed(SourceTables& source, Options options, ChangeCursor start = {}, ChangeCursor floor = {});
+  // Until every caller takes its face.
+  ChangeFeed(MerchantDatabase& db, Options options, ChangeCursor start = {}, ChangeCursor floor = {})
+      : ChangeFeed(db.source(), options, std::move(start), std::move(floor)) {}
 
   Batch poll(timestamps::TimePoint now = timestamps::Clock::now());
 
@@ -63,7 +68,7 @@ class ChangeFeed {
   std::vector<Row> read(const ReadRange& range);
   std::vector<Row> read_ahead(timestamps::TimePoint now, const ChangeCursor& limit);
 
-  MerchantDatabase& db_;
+  SourceTables& source_;
   Options options_;
   ChangeCursor head_;
   ChangeCursor floor_;

@@ -13,6 +13,9 @@
 
 namespace fulfillsync::merchant {
 
+// Which source table: orders or returns (each with its lines and its result table).
+enum class SourceKind { orders, returns };
+
 // One column's value as stored.
 struct Field {
   enum class Type { null, integer, real, text, blob };

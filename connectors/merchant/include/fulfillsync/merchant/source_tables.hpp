@@ -1,0 +1,107 @@
+#pragma once
+// SourceTables: what the daemon reads from the merchant's source tables (schema/merchant/README.md),
+// the orders and returns with their lines, and how it finds what changed. The push side's intake,
+// the change feed, `dry-run`, `status` and `upgrade-source` use it; nothing here writes a source row.
+//
+// Contract for an implementation (failures: database_error.hpp):
+// - Rows come back with their lines and `content_hash` filled, read in one snapshot per call.
+// - Order: `(change_time, reference_id)` for ranges, reference_id for the open rows. change_time is
+//   updated_at as an instant in the contract's form (source_rows.hpp), whatever text is stored.
+// - A change order of its own (a change log, transaction ids) is optional: without one,
+//   has_change_log() is false and the daemon reads by `(updated_at, reference_id)`; the defaults of
+//   the change log calls below then throw.
+// - The two counts and read_open_* look at the result tables only to leave out rows that have one.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fulfillsync/merchant/database_error.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+
+namespace fulfillsync::merchant {
+
+// A position in the `(updated_at, reference_id)` order of a source table, updated_at taken as an
+// instant (OrderRow::change_time, never the stored text). The default (empty) cursor is before every
+// row; `{"2026-03-01T00:00:00.000Z", ""}` is before every row of that instant on.
+struct ChangeCursor {
+  std::string updated_at{};
+  std::string reference_id{};
+  friend auto operator<=>(const ChangeCursor&, const ChangeCursor&) = default;
+};
+
+// Rows with after < (updated_at, reference_id) <= through, in that order, at most `limit`.
+struct ReadRange {
+  ChangeCursor after{};
+  std::optional<ChangeCursor> through{};
+  std::size_t limit = 250;
+};
+
+// Changes read from the database's own change order (see SourceTables::changes_after).
+struct ChangedKeys {
+  std::vector<std::string> keys{};  // reference ids of the rows changed, each once, by first change
+  std::string through{};            // the position after these changes: save it once they are handled
+  std::int64_t entries = 0;         // log entries read (a row changed twice counts twice)
+  bool more = false;                // more changes wait after `through`
+};
+
+class SourceTables {
+ public:
+  virtual ~SourceTables() = default;
+
+  // Problems with the source tables (a table or column of the contract missing), one line each;
+  // empty when all of them can be read.
+  virtual std::vector<std::string> check_source_tables() = 0;
+
+  // A number that changes when another connection commits to the database; equal numbers mean
+  // nothing changed in between, so a poll can be skipped. Writes through this database's own faces
+  // do not change it. An implementation that cannot tell returns a new number on every call.
+  virtual std::uint64_t change_counter() = 0;
+
+  // Changed rows with their lines, in (updated_at, reference_id) order.
+  virtual std::vector<OrderRow> read_orders(const ReadRange& range) = 0;
+  virtual std::vector<ReturnRow> read_returns(const ReadRange& range) = 0;
+  // The rows with these keys (absent keys are left out), e.g. for `retry REFERENCE_ID`.
+  virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
+  virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
+
+  // Open rows (not yet in the result table, or there and not final: not fulfilled, completed or
+  // cancelled) with their lines, by reference_id after `after_key`, at most `limit`: what the
+  // reconciliation sweep compares with the ledger.
+  virtual std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) = 0;
+  virtual std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) = 0;
+
+  // How many source rows changed at or after `since` (an instant, ISO 8601) have no row in the
+  // result table: rows the daemon has not taken (the open rows of read_open_* that it never recorded).
+  virtual std::int64_t count_without_result(SourceKind kind, std::string_view since) = 0;
+
+  // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
+  virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
+
+  // --- The change order the database assigns, where the source tables keep one (SQLite: the change
+  // log of schema/merchant/change_log/; PostgreSQL: transaction ids). A position is text the daemon
+  // saves and hands back unread; "" is before every change.
+  virtual bool has_change_log() { return false; }
+  // The position after the latest change committed: where reading begins on a first start.
+  virtual std::string change_log_end(SourceKind kind);
+  // The rows changed after `after`, from at most `limit` log entries, in change order.
+  virtual ChangedKeys changes_after(SourceKind kind, std::string_view after, std::size_t limit);
+  // How many rows changed after `after`, not read yet (for status).
+  virtual std::int64_t count_rows_changed_after(SourceKind kind, std::string_view after);
+  // `fulfillsyncd upgrade-source`: adds what the source tables need for a change order (SQLite: the
+  // change log and its triggers, in one transaction, safe while the shop application writes).
+  // Idempotent; returns whether anything was missing. Throws MerchantDatabaseError when it cannot
+  // (e.g. the source tables are views).
+  virtual bool install_change_log();
+  // Deletes handled entries up to `through`, at most `limit` of them; returns how many. Keeps the log small.
+  // Notes in the database how far it has deleted, for changes_forgotten_after().
+  virtual std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit);
+  // Whether entries after `after` have been deleted as handled: a position saved by a checkpoint store
+  // restored from an older copy, whose changes since the log can no longer tell.
+  virtual bool changes_forgotten_after(SourceKind kind, std::string_view after);
+};
+
+}  // namespace fulfillsync::merchant

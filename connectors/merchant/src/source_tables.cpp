@@ -1,0 +1,16 @@
+#include "fulfillsync/merchant/source_tables.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+[[noreturn]] void no_change_log() { throw MerchantDatabaseError("the source tables keep no change log"); }
+}  // namespace
+
+// Source tables without a change order of their own are read by (updated_at, reference_id) only.
+std::string SourceTables::change_log_end(SourceKind) { no_change_log(); }
+ChangedKeys SourceTables::changes_after(SourceKind, std::string_view, std::size_t) { no_change_log(); }
+std::int64_t SourceTables::count_rows_changed_after(SourceKind, std::string_view) { no_change_log(); }
+bool SourceTables::install_change_log() { no_change_log(); }
+std::int64_t SourceTables::forget_changes_through(SourceKind, std::string_view, std::size_t) { no_change_log(); }
+bool SourceTables::changes_forgotten_after(SourceKind, std::string_view) { no_change_log(); }
+
+}  // namespace fulfillsync::merchant

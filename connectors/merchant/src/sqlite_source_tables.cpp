@@ -1,0 +1,361 @@
+#include "sqlite_source_tables.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+#include <set>
+#include <type_traits>
+#include <unordered_map>
+
+#include "fulfillsync/schema/migrations.hpp"
+#include "sqlite_contract.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+std::string_view source_table(SourceKind kind) { return kind == SourceKind::orders ? kOrdersTable : kReturnsTable; }
+
+// A column qualified by its table's alias: SQLite reads an unqualified "name" that matches no column
+// as a string literal, which would pass a missing column off as one full of its own name.
+std::string column_of(std::string_view alias, std::string_view column) {
+  return std::string(alias) + "." + sql_name(column);
+}
+
+Field read_field(const SQLite::Column& column) {
+  const int type = column.getType();
+  if (type == SQLite::INTEGER) return Field::of(static_cast<std::int64_t>(column.getInt64()));
+  if (type == SQLite::FLOAT) return Field{.type = Field::Type::real, .real = column.getDouble()};
+  if (type == SQLite::TEXT) return Field::of(column.getString());
+  if (type == SQLite::BLOB) {
+    return Field{
+        .type = Field::Type::blob,
+        .text = std::string(static_cast<const char*>(column.getBlob()), static_cast<std::size_t>(column.getBytes()))};
+  }
+  return Field{};
+}
+
+// What distinguishes the two source tables with lines.
+template <typename Row>
+struct Source;
+template <>
+struct Source<OrderRow> {
+  using Line = OrderLineRow;
+  static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
+  static constexpr std::string_view parent = "order_reference_id";
+  static auto columns() { return order_columns(); }
+  static auto line_columns() { return order_line_columns(); }
+};
+template <>
+struct Source<ReturnRow> {
+  using Line = ReturnLineRow;
+  static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
+  static constexpr std::string_view parent = "return_reference_id";
+  static auto columns() { return return_columns(); }
+  static auto line_columns() { return return_line_columns(); }
+};
+
+// updated_at as an instant in the contract's form (source_rows.hpp, change_time): strftime reads ISO
+// 8601 with Z or an offset (converted to UTC), without one (as UTC), and `YYYY-MM-DD HH:MM:SS`.
+// Anything else sorts after every time, marked, so it is reported rather than read in a wrong place.
+// Read positions compare this, never the stored text.
+constexpr std::string_view kChangeTimeSql =
+    "coalesce(CASE WHEN typeof(t.updated_at) = 'text' THEN strftime('%Y-%m-%dT%H:%M:%fZ', t.updated_at) END, "
+    "'~' || coalesce(t.updated_at, 'NULL'))";
+
+template <typename Row>
+std::string select_rows_sql(std::string_view where) {
+  std::string sql = "SELECT t.reference_id, t.updated_at, " + std::string(kChangeTimeSql);
+  for (const auto& column : Source<Row>::columns()) sql += ", " + column_of("t", column.name);
+  return sql + " FROM " + sql_name(Source<Row>::table) + " AS t WHERE " + std::string(where);
+}
+
+template <typename Row>
+std::string select_lines_sql(std::size_t keys) {
+  const std::string parent = column_of("l", Source<Row>::parent);
+  std::string sql = "SELECT " + parent;
+  for (const auto& column : Source<Row>::line_columns()) sql += ", " + column_of("l", column.name);
+  sql += " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent + " IN (";
+  for (std::size_t i = 0; i < keys; ++i) sql += i == 0 ? "?" : ", ?";
+  return sql + ") ORDER BY " + parent + ", l.line_number";
+}
+
+// Fills the rows of `query` and their lines; the caller holds the read transaction.
+template <typename Row>
+std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
+  std::vector<Row> rows;
+  const auto columns = Source<Row>::columns();
+  while (query.executeStep()) {
+    Row row;
+    row.reference_id = query.getColumn(0).getString();
+    row.updated_at = query.getColumn(1).getString();
+    row.change_time = query.getColumn(2).getString();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      row.*columns[i].member = read_field(query.getColumn(static_cast<int>(i + 3)));
+    }
+    rows.push_back(std::move(row));
+  }
+  // Lines of the batch, a few hundred keys per statement (well below SQLite's parameter limit).
+  constexpr std::size_t kKeysPerQuery = 500;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].reference_id, i);
+  const auto line_columns = Source<Row>::line_columns();
+  for (std::size_t first = 0; first < rows.size(); first += kKeysPerQuery) {
+    const std::size_t count = std::min(kKeysPerQuery, rows.size() - first);
+    SQLite::Statement lines(db, select_lines_sql<Row>(count));
+    for (std::size_t i = 0; i < count; ++i) lines.bind(static_cast<int>(i + 1), rows[first + i].reference_id);
+    while (lines.executeStep()) {
+      auto found = index.find(lines.getColumn(0).getString());
+      if (found == index.end()) continue;
+      typename Source<Row>::Line line;
+      for (std::size_t i = 0; i < line_columns.size(); ++i) {
+        line.*line_columns[i].member = read_field(lines.getColumn(static_cast<int>(i + 1)));
+      }
+      rows[found->second].lines.push_back(std::move(line));
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<std::string> SqliteSourceTables::check_source_tables() { return source_contract_problems(db()); }
+
+std::uint64_t SqliteSourceTables::change_counter() {
+  return connection_.guarded("data_version", [&] {
+    SQLite::Statement query(db(), "PRAGMA data_version");
+    query.executeStep();
+    return static_cast<std::uint64_t>(query.getColumn(0).getInt64());
+  });
+}
+
+namespace {
+
+template <typename Row>
+std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
+  const std::string time(kChangeTimeSql);
+  std::string where = "(" + time + ", t.reference_id) > (?1, ?2)";
+  if (range.through) where += " AND (" + time + ", t.reference_id) <= (?3, ?4)";
+  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY 3, t.reference_id LIMIT ?5");
+  query.bind(1, range.after.updated_at);
+  query.bind(2, range.after.reference_id);
+  if (range.through) {
+    query.bind(3, range.through->updated_at);
+    query.bind(4, range.through->reference_id);
+  }
+  query.bind(5, static_cast<int64_t>(range.limit));
+  return collect<Row>(db, query);
+}
+
+template <typename Row>
+std::vector<Row> read_keys(SQLite::Database& db, std::span<const std::string> keys) {
+  std::vector<Row> rows;
+  constexpr std::size_t kKeysPerQuery = 500;
+  for (std::size_t first = 0; first < keys.size(); first += kKeysPerQuery) {
+    const std::size_t count = std::min(kKeysPerQuery, keys.size() - first);
+    std::string where = "t.reference_id IN (";
+    for (std::size_t i = 0; i < count; ++i) where += i == 0 ? "?" : ", ?";
+    SQLite::Statement query(db, select_rows_sql<Row>(where + ") ORDER BY t.updated_at, t.reference_id"));
+    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 1), keys[first + i]);
+    auto batch = collect<Row>(db, query);
+    std::move(batch.begin(), batch.end(), std::back_inserter(rows));
+  }
+  return rows;
+}
+
+// One read transaction, so that rows and their lines are one snapshot; committed before returning.
+template <typename Row, typename Read>
+std::vector<Row> read_snapshot(SqliteConnection& connection, Read read) {
+  std::vector<Row> rows = connection.guarded(fmt::format("reading {}", Source<Row>::table), [&] {
+    SQLite::Transaction transaction(connection.db(), SQLite::TransactionBehavior::DEFERRED);
+    std::vector<Row> snapshot = read();
+    transaction.commit();
+    return snapshot;
+  });
+  for (Row& row : rows) row.content_hash = content_hash(row);
+  return rows;
+}
+
+}  // namespace
+
+std::vector<OrderRow> SqliteSourceTables::read_orders(const ReadRange& range) {
+  return read_snapshot<OrderRow>(connection_, [&] { return read_range<OrderRow>(db(), range); });
+}
+std::vector<ReturnRow> SqliteSourceTables::read_returns(const ReadRange& range) {
+  return read_snapshot<ReturnRow>(connection_, [&] { return read_range<ReturnRow>(db(), range); });
+}
+std::vector<OrderRow> SqliteSourceTables::read_orders(std::span<const std::string> reference_ids) {
+  return read_snapshot<OrderRow>(connection_, [&] { return read_keys<OrderRow>(db(), reference_ids); });
+}
+std::vector<ReturnRow> SqliteSourceTables::read_returns(std::span<const std::string> reference_ids) {
+  return read_snapshot<ReturnRow>(connection_, [&] { return read_keys<ReturnRow>(db(), reference_ids); });
+}
+
+namespace {
+
+// Rows by key after `after_key` whose result row, if any, is not final.
+template <typename Row>
+std::vector<Row> read_open(SQLite::Database& db, const std::string& result_table, std::string_view after_key,
+                           std::size_t limit) {
+  const std::string final_state = std::is_same_v<Row, OrderRow> ? "r.state IN ('cancelled', 'cancel_rejected') OR "
+                                                                  "r.remote_status IN ('Fulfilled', 'Cancelled')"
+                                                                : "r.remote_status IN ('Completed', 'Cancelled')";
+  SQLite::Statement query(
+      db, select_rows_sql<Row>("t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM " + result_table +
+                               " AS r WHERE r.reference_id = t.reference_id AND (" + final_state + "))") +
+              " ORDER BY t.reference_id LIMIT ?2");
+  query.bind(1, std::string(after_key));
+  query.bind(2, static_cast<int64_t>(limit));
+  return collect<Row>(db, query);
+}
+
+}  // namespace
+
+std::vector<OrderRow> SqliteSourceTables::read_open_orders(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<OrderRow>(connection_, [&] {
+    return read_open<OrderRow>(db(), connection_.result_table(SourceKind::orders), after_key, limit);
+  });
+}
+std::vector<ReturnRow> SqliteSourceTables::read_open_returns(std::string_view after_key, std::size_t limit) {
+  return read_snapshot<ReturnRow>(connection_, [&] {
+    return read_open<ReturnRow>(db(), connection_.result_table(SourceKind::returns), after_key, limit);
+  });
+}
+
+std::int64_t SqliteSourceTables::count_without_result(SourceKind kind, std::string_view since) {
+  const std::string_view table = source_table(kind);
+  return connection_.guarded(fmt::format("counting {}", table), [&] {
+    SQLite::Statement query(db(), "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE " +
+                                      std::string(kChangeTimeSql) + " >= ?1 AND NOT EXISTS (SELECT 1 FROM " +
+                                      connection_.result_table(kind) + " AS r WHERE r.reference_id = t.reference_id)");
+    query.bind(1, std::string(since));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
+std::int64_t SqliteSourceTables::count_changes_after(SourceKind kind, const ChangeCursor& after) {
+  const std::string_view table = source_table(kind);
+  return connection_.guarded(fmt::format("counting {}", table), [&] {
+    SQLite::Statement query(db(), "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE (" +
+                                      std::string(kChangeTimeSql) + ", t.reference_id) > (?1, ?2)");
+    query.bind(1, after.updated_at);
+    query.bind(2, after.reference_id);
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
+namespace {
+
+constexpr std::string_view kChangeLogTable = "fulfillsync_changes";
+constexpr std::string_view kChangeLogForgottenTable = "fulfillsync_changes_forgotten";
+
+// A position in the change log is its seq as decimal text; "" is before the first.
+std::int64_t parse_sequence(std::string_view position) {
+  if (position.empty()) return 0;
+  std::int64_t seq = 0;
+  const auto [end, error] = std::from_chars(position.data(), position.data() + position.size(), seq);
+  if (error != std::errc() || end != position.data() + position.size() || seq < 0) {
+    throw MerchantDatabaseError(fmt::format("'{}' is not a position in {}", position, kChangeLogTable));
+  }
+  return seq;
+}
+
+bool change_log_exists(SQLite::Database& db) {
+  SQLite::Statement query(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  query.bind(1, std::string(kChangeLogTable));
+  query.executeStep();
+  return query.getColumn(0).getInt64() > 0;
+}
+
+}  // namespace
+
+bool SqliteSourceTables::has_change_log() {
+  return connection_.guarded("looking for the change log", [&] { return change_log_exists(db()); });
+}
+
+std::string SqliteSourceTables::change_log_end(SourceKind) {
+  return connection_.guarded(fmt::format("reading {}", kChangeLogTable), [&] {
+    // sqlite_sequence keeps the highest seq ever given, even once every entry has been deleted.
+    SQLite::Statement query(db(), "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0)");
+    query.bind(1, std::string(kChangeLogTable));
+    query.executeStep();
+    return std::to_string(query.getColumn(0).getInt64());
+  });
+}
+
+ChangedKeys SqliteSourceTables::changes_after(SourceKind kind, std::string_view after, std::size_t limit) {
+  const std::int64_t from = parse_sequence(after);
+  return connection_.guarded(fmt::format("reading {}", kChangeLogTable), [&] {
+    SQLite::Statement query(db(), "SELECT seq, reference_id FROM " + sql_name(kChangeLogTable) +
+                                      " WHERE source_table = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    query.bind(1, std::string(source_table(kind)));
+    query.bind(2, static_cast<int64_t>(from));
+    query.bind(3, static_cast<int64_t>(limit));
+    ChangedKeys changes;
+    std::int64_t through = from;
+    std::set<std::string> seen;
+    while (query.executeStep()) {
+      through = query.getColumn(0).getInt64();
+      ++changes.entries;
+      std::string key = query.getColumn(1).getString();
+      if (seen.insert(key).second) changes.keys.push_back(std::move(key));
+    }
+    changes.through = std::to_string(through);
+    changes.more = static_cast<std::size_t>(changes.entries) == limit;
+    return changes;
+  });
+}
+
+std::int64_t SqliteSourceTables::count_rows_changed_after(SourceKind kind, std::string_view after) {
+  const std::int64_t from = parse_sequence(after);
+  return connection_.guarded(fmt::format("counting {}", kChangeLogTable), [&] {
+    SQLite::Statement query(db(), "SELECT count(DISTINCT reference_id) FROM " + sql_name(kChangeLogTable) +
+                                      " WHERE source_table = ?1 AND seq > ?2");
+    query.bind(1, std::string(source_table(kind)));
+    query.bind(2, static_cast<int64_t>(from));
+    query.executeStep();
+    return query.getColumn(0).getInt64();
+  });
+}
+
+std::int64_t SqliteSourceTables::forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit) {
+  const std::int64_t last = parse_sequence(through);
+  return connection_.in_write_transaction(fmt::format("pruning {}", kChangeLogTable), [&] {
+    SQLite::Statement remove(db(), "DELETE FROM " + sql_name(kChangeLogTable) + " WHERE seq IN (SELECT seq FROM " +
+                                       sql_name(kChangeLogTable) +
+                                       " WHERE source_table = ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3)");
+    remove.bind(1, std::string(source_table(kind)));
+    remove.bind(2, static_cast<int64_t>(last));
+    remove.bind(3, static_cast<int64_t>(limit));
+    const int removed = remove.exec();
+    SQLite::Statement mark(db(), fmt::format("INSERT INTO {} (source_table, through) VALUES (?1, ?2) ON CONFLICT "
+                                             "(source_table) DO UPDATE SET through = max(through, excluded.through)",
+                                             sql_name(kChangeLogForgottenTable)));
+    mark.bind(1, std::string(source_table(kind)));
+    mark.bind(2, static_cast<int64_t>(last));
+    mark.exec();
+    return static_cast<std::int64_t>(removed);
+  });
+}
+
+bool SqliteSourceTables::changes_forgotten_after(SourceKind kind, std::string_view after) {
+  const std::int64_t position = parse_sequence(after);
+  return connection_.guarded(fmt::format("reading {}", kChangeLogForgottenTable), [&] {
+    SQLite::Statement query(db(), fmt::format("SELECT coalesce((SELECT through FROM {} WHERE source_table = ?1), 0)",
+                                              sql_name(kChangeLogForgottenTable)));
+    query.bind(1, std::string(source_table(kind)));
+    query.executeStep();
+    return query.getColumn(0).getInt64() > position;
+  });
+}
+
+bool SqliteSourceTables::install_change_log() {
+  return connection_.in_write_transaction("installing the change log (schema/merchant/change_log/)", [&] {
+    const bool missing = !change_log_exists(db());
+    for (const sqlite::Migration& step : schema::merchant_change_log_migrations()) db().exec(std::string(step.sql));
+    return missing;
+  });
+}
+
+}  // namespace fulfillsync::merchant

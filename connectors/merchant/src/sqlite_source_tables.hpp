@@ -1,0 +1,39 @@
+#pragma once
+#include "fulfillsync/merchant/source_tables.hpp"
+#include "sqlite_support.hpp"
+
+namespace fulfillsync::merchant {
+
+// SourceTables in SQLite: the contract's tables read with their lines, changes found by the change
+// log of schema/merchant/change_log/ where it is installed, and PRAGMA data_version for the skip.
+class SqliteSourceTables final : public SourceTables {
+ public:
+  explicit SqliteSourceTables(SqliteConnection& connection) : connection_(connection) {}
+
+  std::vector<std::string> check_source_tables() override;
+  std::uint64_t change_counter() override;
+  std::vector<OrderRow> read_orders(const ReadRange& range) override;
+  std::vector<ReturnRow> read_returns(const ReadRange& range) override;
+  std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
+  std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
+  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override;
+  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override;
+  std::int64_t count_without_result(SourceKind kind, std::string_view since) override;
+  std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
+  bool has_change_log() override;
+  std::string change_log_end(SourceKind kind) override;
+  ChangedKeys changes_after(SourceKind kind, std::string_view after, std::size_t limit) override;
+  std::int64_t count_rows_changed_after(SourceKind kind, std::string_view after) override;
+  std::int64_t forget_changes_through(SourceKind kind, std::string_view through, std::size_t limit) override;
+  bool changes_forgotten_after(SourceKind kind, std::string_view after) override;
+  // The change log of schema/merchant/change_log/, in one IMMEDIATE transaction: the shop
+  // application's writes wait for it (busy_timeout), then are logged.
+  bool install_change_log() override;
+
+ private:
+  SQLite::Database& db() { return connection_.db(); }
+
+  SqliteConnection& connection_;
+};
+
+}  // namespace fulfillsync::merchant

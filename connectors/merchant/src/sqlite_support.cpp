@@ -1,0 +1,134 @@
+#include "sqlite_support.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "fulfillsync/common/invariant.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+bool is_plain_identifier(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+bool contains(const std::vector<std::string_view>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::string sql_name(std::string_view identifier) {
+  std::string out = "\"";
+  for (char c : identifier) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool read_only)
+    : path_(config.sqlite.path), prefix_(config.result_table_prefix) {
+  if (!is_plain_identifier(prefix_)) {
+    throw MerchantDatabaseError(fmt::format("result_table_prefix '{}' is not a plain SQL identifier", prefix_));
+  }
+  if (!std::filesystem::exists(path_)) {
+    throw MerchantDatabaseError(fmt::format("merchant database {} does not exist", path_.string()));
+  }
+  try {
+    if (read_only) {
+      side_files_.emplace(path_);
+      db_ = sqlite::open_read_only(path_);
+    } else {
+      db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE);
+    }
+    // The merchant's application writes to the same file: wait for its locks rather than fail.
+    db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
+  } catch (const SQLite::Exception& e) {
+    throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
+  }
+}
+
+SqliteConnection::~SqliteConnection() = default;
+
+void SqlValue::bind(SQLite::Statement& statement, int index) const {
+  if (const auto* integer = std::get_if<std::int64_t>(&value_)) {
+    statement.bind(index, static_cast<int64_t>(*integer));
+  } else if (const auto* text = std::get_if<std::string>(&value_)) {
+    statement.bind(index, *text);
+  } else {
+    statement.bind(index);
+  }
+}
+
+int run(SQLite::Statement& statement, SqlValues values) {
+  statement.reset();
+  statement.clearBindings();
+  // Each parameter named once: none is left NULL by mistake (a name the SQL lacks throws).
+  assert(static_cast<int>(values.size()) == statement.getBindParameterCount());
+  std::string parameter;
+  for (const Named& named : values) {
+    parameter.assign(":").append(named.name);
+    named.value.bind(statement, statement.getIndex(parameter.c_str()));
+  }
+  return statement.exec();
+}
+
+Upsert::Upsert(SQLite::Database& db, std::string table) : db_(db), table_(std::move(table)) {}
+Upsert::Upsert(SQLite::Database& db, std::string table, OnConflict on_conflict)
+    : db_(db), table_(std::move(table)), on_conflict_(std::move(on_conflict)) {}
+Upsert::~Upsert() = default;
+
+int Upsert::write(SqlValues row) {
+  if (!statement_) {
+    for (const Named& named : row) columns_.push_back(named.name);
+    statement_ = std::make_unique<SQLite::Statement>(db_, sql(row));
+  }
+  FULFILLSYNC_INVARIANT(std::equal(row.begin(), row.end(), columns_.begin(), columns_.end(),
+                                   [](const Named& named, std::string_view column) { return named.name == column; }),
+                        "every row of an Upsert names the columns of its first row, in that order");
+  return run(*statement_, row);
+}
+
+// INSERT INTO t ("a", "b") VALUES (:a, :b) ON CONFLICT ("a") DO UPDATE SET "b" = excluded."b" WHERE ...
+std::string Upsert::sql(SqlValues row) const {
+  std::string names, values;
+  for (const Named& named : row) {
+    names += (names.empty() ? "" : ", ") + sql_name(named.name);
+    values += fmt::format("{}:{}", values.empty() ? "" : ", ", named.name);
+  }
+  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", table_, names, values);
+  if (!on_conflict_) return sql;
+
+  std::string keys, updates;
+  for (std::string_view key : on_conflict_->key) keys += (keys.empty() ? "" : ", ") + sql_name(key);
+  for (const Named& named : row) {
+    const bool written_out = std::any_of(on_conflict_->set.begin(), on_conflict_->set.end(),
+                                         [&](const auto& assignment) { return assignment.first == named.name; });
+    if (contains(on_conflict_->key, named.name) || contains(on_conflict_->insert_only, named.name) || written_out) {
+      continue;
+    }
+    updates += (updates.empty() ? "" : ", ") + sql_name(named.name) + " = excluded." + sql_name(named.name);
+  }
+  for (const auto& [column, expression] : on_conflict_->set) {
+    updates += (updates.empty() ? "" : ", ") + sql_name(column) + " = " + expression;
+  }
+  sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET {}", keys, updates);
+  if (!on_conflict_->where.empty()) sql += " WHERE " + on_conflict_->where;
+  return sql;
+}
+
+std::optional<std::string> optional_text(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return column.getString();
+}
+
+std::optional<timestamps::TimePoint> optional_time(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return timestamps::parse_iso8601(column.getString());
+}
+
+std::string now_text() { return timestamps::format_iso8601_z(timestamps::Clock::now()); }
+
+}  // namespace fulfillsync::merchant

@@ -1,0 +1,165 @@
+#pragma once
+// What the three SQLite faces (sqlite_source_tables.cpp, sqlite_sync_results.cpp,
+// sqlite_pulled_tables.cpp) share: the one connection, quoting, guarded transactions, and the one
+// way they bind values and write rows (SqlValues, Upsert).
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+
+#include "fulfillsync/common/sqlite_read_only.hpp"
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/merchant/database_error.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+
+namespace fulfillsync::merchant {
+
+// Identifiers here are the contract's names or the validated prefix; quoting them anyway keeps a
+// name that happens to be a keyword working.
+std::string sql_name(std::string_view identifier);
+
+// The open merchant database file, shared by the faces (one thread uses them).
+class SqliteConnection {
+ public:
+  // The file must exist. read_only: SQLITE_OPEN_READONLY, leaving no side file behind.
+  SqliteConnection(const config::MerchantConfig& config, bool read_only);
+  ~SqliteConnection();
+
+  SQLite::Database& db() { return *db_; }
+  const std::filesystem::path& path() const { return path_; }
+  const std::string& prefix() const { return prefix_; }
+
+  // The quoted name of the result table `{prefix}<name>`.
+  std::string table(std::string_view name) const { return sql_name(prefix_ + std::string(name)); }
+  // `{prefix}order_sync` or `{prefix}return_sync`, quoted.
+  std::string result_table(SourceKind kind) const {
+    return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+  }
+
+  // Runs `work`, turning SQLite's exceptions into a MerchantDatabaseError that names the database
+  // and what was being done.
+  template <typename Work>
+  auto guarded(std::string_view task, Work work) -> decltype(work()) {
+    try {
+      return work();
+    } catch (const SQLite::Exception& e) {
+      throw MerchantDatabaseError(fmt::format("merchant database {}: {}: {}", path_.string(), task, e.what()));
+    }
+  }
+
+  // Runs `work` in one IMMEDIATE transaction, guarded: the write lock is taken up front (waiting up to
+  // the busy timeout) instead of failing halfway when the merchant's application holds it.
+  template <typename Work>
+  auto in_write_transaction(std::string_view task, Work work) -> decltype(work()) {
+    return guarded(task, [&] {
+      SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+      if constexpr (std::is_void_v<decltype(work())>) {
+        work();
+        transaction.commit();
+      } else {
+        auto result = work();
+        transaction.commit();
+        return result;
+      }
+    });
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::string prefix_;
+  std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+// A value to bind: NULL, an integer or text. Converts, implicitly so that a row reads as columns
+// and values, from what the records hold: an absent optional is NULL, a bool 0 or 1, and a time the
+// contract's text (UTC ISO 8601 with milliseconds).
+class SqlValue {
+ public:
+  SqlValue(std::nullopt_t) {}
+  SqlValue(std::int64_t value) : value_(value) {}
+  SqlValue(int value) : value_(std::int64_t{value}) {}
+  SqlValue(bool value) : value_(std::int64_t{value}) {}
+  SqlValue(std::string value) : value_(std::move(value)) {}
+  SqlValue(std::string_view value) : value_(std::string(value)) {}
+  SqlValue(const char* value) : value_(std::string(value)) {}  // else a literal would be taken for a bool
+  SqlValue(timestamps::TimePoint value) : value_(timestamps::format_iso8601_z(value)) {}
+  template <typename T>
+  SqlValue(const std::optional<T>& value) {
+    if (value) *this = SqlValue(*value);
+  }
+
+  void bind(SQLite::Statement& statement, int index) const;
+
+ private:
+  std::variant<std::monostate, std::int64_t, std::string> value_{};
+};
+
+// One value named by its column, or by its parameter in SQL written with `:name` parameters.
+struct Named {
+  std::string_view name;
+  SqlValue value;
+};
+using SqlValues = std::span<const Named>;
+
+// Runs `statement` (written with `:name` parameters) again with these values, every parameter
+// named (one left out would be NULL); returns how many rows it changed.
+int run(SQLite::Statement& statement, SqlValues values);
+inline int run(SQLite::Statement& statement, std::initializer_list<Named> values) {
+  return run(statement, SqlValues(values.begin(), values.size()));
+}
+
+// Writes rows into one table one at a time, each value named beside its column: the one way the
+// SQLite faces insert or upsert. The first row fixes the columns; every later row names the same
+// ones in the same order.
+class Upsert {
+ public:
+  // What a row whose key is held already does instead of failing.
+  struct OnConflict {
+    std::vector<std::string_view> key;            // ON CONFLICT (key): never updated
+    std::vector<std::string_view> insert_only{};  // also kept as first written
+    // Assignments written out, in place of `column = excluded.column` (a column not inserted is
+    // added), e.g. a CASE that keeps what the row holds.
+    std::vector<std::pair<std::string_view, std::string>> set{};
+    std::string where{};  // the row is updated only where this holds ("" always)
+  };
+
+  // Plain inserts: a conflict fails.
+  Upsert(SQLite::Database& db, std::string table);
+  Upsert(SQLite::Database& db, std::string table, OnConflict on_conflict);
+  ~Upsert();
+
+  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
+  int write(SqlValues row);
+  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+
+ private:
+  std::string sql(SqlValues row) const;
+
+  SQLite::Database& db_;
+  std::string table_;
+  std::optional<OnConflict> on_conflict_;
+  std::vector<std::string_view> columns_;  // of the first row
+  std::unique_ptr<SQLite::Statement> statement_;
+};
+
+std::optional<std::string> optional_text(const SQLite::Column& column);
+std::optional<timestamps::TimePoint> optional_time(const SQLite::Column& column);
+// Now, as the result tables write times.
+std::string now_text();
+
+}  // namespace fulfillsync::merchant
