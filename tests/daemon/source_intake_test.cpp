@@ -43,7 +43,7 @@ class SourceIntakeTest : public ::testing::Test {
     SourceIntake<OrderRow>::Options options;
     options.starting_point = "2020-01-01T00:00:00Z";
     options.reconcile_interval = reconcile_interval;
-    return std::make_unique<SourceIntake<OrderRow>>(*db, store, ledger, metrics, options);
+    return std::make_unique<SourceIntake<OrderRow>>(db->source(), store, ledger, metrics, options);
   }
 
   // One reconciliation sweep, as the daemon's next one (its position is the one saved).
@@ -80,7 +80,7 @@ class SourceIntakeTest : public ::testing::Test {
   }
 
   std::string current_hash(const std::string& reference) {
-    return db->read_orders(std::vector<std::string>{reference}).at(0).content_hash;
+    return db->source().read_orders(std::vector<std::string>{reference}).at(0).content_hash;
   }
 
   double found_by_sweep() {

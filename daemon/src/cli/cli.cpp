@@ -20,6 +20,7 @@
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
+#include "fulfillsync/merchant/merchant_database.hpp"
 #include "service/service.hpp"
 
 namespace fulfillsync::daemon {
@@ -131,7 +132,7 @@ int status(const CommandLine& line) {
       } catch (const merchant::MerchantDatabaseError& e) {
         spdlog::warn("without the merchant database: {}", e.what());
       }
-      std::cout << format_status(store, ledger, merchant.get(), daemon);
+      std::cout << format_status(store, ledger, merchant ? &merchant->source() : nullptr, daemon);
     }
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
@@ -199,7 +200,7 @@ int upgrade_source(const CommandLine& line) {
   if (!config) return exit_code::config;
   try {
     const auto merchant = merchant::open_merchant_database(config->merchant);
-    const bool added = merchant->install_change_log();
+    const bool added = merchant->source().install_change_log();
     std::cout << (added ? fmt::format("{}: change log added; the daemon reads by it from its next start\n",
                                       merchant->describe())
                         : fmt::format("{}: change log present; nothing to do\n", merchant->describe()));

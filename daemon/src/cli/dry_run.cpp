@@ -21,6 +21,7 @@
 #include "fulfillsync/daemon/push/source_intake.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/merchant/change_feed.hpp"
+#include "fulfillsync/merchant/merchant_database.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
@@ -103,7 +104,7 @@ void tally_rows(const std::vector<Row>& rows, api::ApiVersion version, Tally& ta
 }
 
 template <typename Row>
-void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
+void read_all(merchant::SourceTables& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
               typename merchant::ChangeFeed<Row>::Options feed_options, api::ApiVersion version, Tally& tally) {
   // Without look-back: every row after the cursor once.
   feed_options.look_back = std::chrono::milliseconds(0);
@@ -130,7 +131,7 @@ void read_all(merchant::MerchantDatabase& db, const merchant::ChangeCursor& star
 
 // The rows the change log holds after `position`, each once.
 template <typename Row>
-void read_log(merchant::MerchantDatabase& db, std::string position, std::size_t batch_size, api::ApiVersion version,
+void read_log(merchant::SourceTables& db, std::string position, std::size_t batch_size, api::ApiVersion version,
               Tally& tally) {
   constexpr merchant::SourceKind kind =
       std::is_same_v<Row, merchant::OrderRow> ? merchant::SourceKind::orders : merchant::SourceKind::returns;
@@ -171,7 +172,8 @@ int dry_run(const config::Config& config) {
       return exit_code::ok;
     }
     spdlog::info("dry run: reading what a start would push, from {}; nothing is sent or written", *since);
-    auto db = merchant::open_merchant_database_read_only(config.merchant);
+    const auto database = merchant::open_merchant_database_read_only(config.merchant);
+    merchant::SourceTables& db = database->source();
     const auto version = *api::parse_api_version(config.api.version);
     const merchant::ChangeCursor floor{*since, ""};
     const auto start_of = [&](const std::string& name) {
@@ -183,7 +185,7 @@ int dry_run(const config::Config& config) {
     // position; the updated_at cursor is no longer moved then.
     const auto by_log = [&](const std::string& name) -> std::optional<std::string> {
       const auto saved = store ? store->cursor(name) : std::nullopt;
-      if (!saved || saved->starts_with("catch-up ") || !db->has_change_log()) return std::nullopt;
+      if (!saved || saved->starts_with("catch-up ") || !db.has_change_log()) return std::nullopt;
       return saved;
     };
     Tally orders, returns;
@@ -191,16 +193,16 @@ int dry_run(const config::Config& config) {
         config.merchant.look_back, static_cast<std::size_t>(config.merchant.batch_size),
         config.merchant.max_clock_skew};
     if (const auto position = by_log(SourceIntake<merchant::OrderRow>::sequence_name())) {
-      read_log<merchant::OrderRow>(*db, *position, feed.batch_size, version, orders);
+      read_log<merchant::OrderRow>(db, *position, feed.batch_size, version, orders);
     } else {
-      read_all<merchant::OrderRow>(*db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed,
+      read_all<merchant::OrderRow>(db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed,
                                    version, orders);
     }
     if (!stop_requested) {
       if (const auto position = by_log(SourceIntake<merchant::ReturnRow>::sequence_name())) {
-        read_log<merchant::ReturnRow>(*db, *position, feed.batch_size, version, returns);
+        read_log<merchant::ReturnRow>(db, *position, feed.batch_size, version, returns);
       } else {
-        read_all<merchant::ReturnRow>(*db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
+        read_all<merchant::ReturnRow>(db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
                                       {feed.look_back, feed.batch_size, feed.max_clock_skew}, version, returns);
       }
     }

@@ -185,7 +185,7 @@ namespace {
 
 // Where the table is read by the change log: its position and the entries after it.
 std::optional<std::string> change_log_status(CheckpointStore& store, merchant::SourceKind kind,
-                                             merchant::MerchantDatabase* merchant) {
+                                             merchant::SourceTables* merchant) {
   const bool orders = kind == merchant::SourceKind::orders;
   const auto saved = store.cursor(orders ? SourceIntake<merchant::OrderRow>::sequence_name()
                                          : SourceIntake<merchant::ReturnRow>::sequence_name());
@@ -209,7 +209,7 @@ std::optional<std::string> change_log_status(CheckpointStore& store, merchant::S
 
 // Source rows at or after the starting point that have no result row (both tables); 0 without the
 // merchant database, or when it cannot tell.
-std::int64_t rows_without_result(merchant::MerchantDatabase* merchant, const std::optional<std::string>& since) {
+std::int64_t rows_without_result(merchant::SourceTables* merchant, const std::optional<std::string>& since) {
   if (merchant == nullptr || !since) return 0;
   const auto instant = timestamps::parse_iso8601(*since);
   const std::string from = instant ? timestamps::format_iso8601_z(*instant) : *since;
@@ -223,7 +223,7 @@ std::int64_t rows_without_result(merchant::MerchantDatabase* merchant, const std
 
 }  // namespace
 
-std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
                           const DaemonStatus& daemon) {
   std::string out = daemon_lines(daemon, store.path()) + '\n';
   const auto since = saved_starting_point(store);

@@ -13,7 +13,7 @@
 #include "fulfillsync/daemon/store/daemon_record.hpp"
 #include "fulfillsync/daemon/store/job_stats.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/source_tables.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -47,8 +47,8 @@ std::string format_summary(OutboundLedger& ledger, int rejections = 10);
 
 // The daemon's lines (running or not, PID, uptime, what it waits for, whether anything ever
 // succeeded), then the summary with the starting point, the source cursors, the rows not read yet
-// (when `merchant` is given), the oldest waiting entry, and the pull side.
-std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::MerchantDatabase* merchant,
+// (when the merchant's source tables are given), the oldest waiting entry, and the pull side.
+std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
                           const DaemonStatus& daemon);
 
 // The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the

@@ -9,13 +9,13 @@
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/job/sync_metrics.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/pulled_tables.hpp"
 
 namespace fulfillsync::daemon {
 
 struct PullContext {
   api::ApiClient& client;
-  merchant::MerchantDatabase& merchant;
+  merchant::PulledTables& merchant;
   CheckpointStore& checkpoint;
   SyncMetrics& metrics;
   api::ApiVersion version;

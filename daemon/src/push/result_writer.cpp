@@ -80,8 +80,8 @@ merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, cons
 
 merchant::SyncResult return_result(const LedgerEntry& create) { return base_result(create); }
 
-ResultWriter::ResultWriter(OutboundLedger& ledger, merchant::MerchantDatabase& merchant, SyncMetrics& metrics)
-    : ledger_(ledger), merchant_(merchant), metrics_(metrics) {}
+ResultWriter::ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics)
+    : ledger_(ledger), results_(results), metrics_(metrics) {}
 
 bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int limit) {
   std::vector<LedgerEntry> written;
@@ -108,7 +108,7 @@ bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int li
   }
   if (results.empty()) return true;
   try {
-    merchant_.write_results(kind, results);
+    results_.write_results(kind, results);
   } catch (const std::exception& e) {
     metrics_.count_result_write_failure();
     spdlog::warn("{}: writing {} result rows to the merchant database failed ({}); retrying later", job, results.size(),

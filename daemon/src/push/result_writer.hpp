@@ -11,7 +11,7 @@
 
 #include "fulfillsync/daemon/job/sync_metrics.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/sync_results.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -20,7 +20,7 @@ merchant::SyncResult return_result(const LedgerEntry& create);
 
 class ResultWriter {
  public:
-  ResultWriter(OutboundLedger& ledger, merchant::MerchantDatabase& merchant, SyncMetrics& metrics);
+  ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics);
 
   // Writes the results of up to `limit` entries whose results are not written yet. `job` names the
   // failpoints. A failed write is logged and counted, and left for the next call. Returns whether
@@ -29,7 +29,7 @@ class ResultWriter {
 
  private:
   OutboundLedger& ledger_;
-  merchant::MerchantDatabase& merchant_;
+  merchant::SyncResults& results_;
   SyncMetrics& metrics_;
 };
 

@@ -137,9 +137,9 @@ std::string starting_point(CheckpointStore& store, const std::optional<std::stri
 }
 
 template <typename Row>
-SourceIntake<Row>::SourceIntake(merchant::MerchantDatabase& db, CheckpointStore& store, OutboundLedger& ledger,
+SourceIntake<Row>::SourceIntake(merchant::SourceTables& source, CheckpointStore& store, OutboundLedger& ledger,
                                 SyncMetrics& metrics, Options options)
-    : db_(db), store_(store), ledger_(ledger), metrics_(metrics), options_(std::move(options)),
+    : source_(source), store_(store), ledger_(ledger), metrics_(metrics), options_(std::move(options)),
       feed_(std::make_unique<merchant::ChangeFeed<Row>>(make_feed())),
       next_sweep_(timestamps::Clock::now() + options_.reconcile_interval) {
   start_sequence();
@@ -157,7 +157,7 @@ std::string SourceIntake<Row>::sequence_name() {
 
 template <typename Row>
 void SourceIntake<Row>::start_sequence() {
-  by_sequence_ = db_.has_change_log();
+  by_sequence_ = source_.has_change_log();
   if (!by_sequence_) return;
   constexpr std::string_view kCatchUp = "catch-up ";
   const std::string table = cursor_name().substr(cursor_name().find(':') + 1);
@@ -165,7 +165,7 @@ void SourceIntake<Row>::start_sequence() {
     catching_up_ = saved->starts_with(kCatchUp);
     sequence_ = catching_up_ ? saved->substr(kCatchUp.size()) : *saved;
     // (While catching up, the read by updated_at covers what the log forgot.)
-    if (catching_up_ || !db_.changes_forgotten_after(source_kind<Row>(), sequence_)) return;
+    if (catching_up_ || !source_.changes_forgotten_after(source_kind<Row>(), sequence_)) return;
     // A store restored from an older copy: changes after its position were handled (by the store
     // since replaced) and deleted from the log. What they were, the log cannot say; read the rows
     // again by updated_at from the saved read position, as when the log was new. Rows whose version
@@ -183,7 +183,7 @@ void SourceIntake<Row>::start_sequence() {
   // log was added reads all of it, which holds every change since. Either way, what changed before
   // is read once by updated_at, from the saved cursor or the starting point.
   catching_up_ = true;
-  sequence_ = store_.cursor(cursor_name()) ? "" : db_.change_log_end(source_kind<Row>());
+  sequence_ = store_.cursor(cursor_name()) ? "" : source_.change_log_end(source_kind<Row>());
   save_sequence();
   spdlog::info("{}: reading by the change log from position {}", table, sequence_.empty() ? "0" : sequence_);
 }
@@ -206,7 +206,7 @@ merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
   } else if (cursor) {
     start = std::max(*cursor, floor);
   }
-  return merchant::ChangeFeed<Row>(db_, options_.feed, start, floor);
+  return merchant::ChangeFeed<Row>(source_, options_.feed, start, floor);
 }
 
 template <typename Row>
@@ -258,14 +258,14 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
     }
     if (!sequence_pending_) {
       // Read before the log, so a commit that lands while it is read is seen by the next poll.
-      const std::uint64_t counter = db_.change_counter();
+      const std::uint64_t counter = source_.change_counter();
       if (counter_ == counter && held_.empty()) return false;
       counter_ = counter;
     }
-    const merchant::ChangedKeys changes = db_.changes_after(kind, sequence_, options_.feed.batch_size);
+    const merchant::ChangedKeys changes = source_.changes_after(kind, sequence_, options_.feed.batch_size);
     std::vector<Row> rows = [&] {
-      if constexpr (std::is_same_v<Row, OrderRow>) return db_.read_orders(changes.keys);
-      else return db_.read_returns(changes.keys);
+      if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(changes.keys);
+      else return source_.read_returns(changes.keys);
     }();
     if (!rows.empty() && fault("intake.drop_one_change")) {
       spdlog::warn("{} {}: its change dropped (fault intake.drop_one_change)", noun<Row>(),
@@ -348,7 +348,7 @@ void SourceIntake<Row>::prune_change_log() {
   prune_owed_ = false;
   try {
     const std::int64_t deleted =
-        db_.forget_changes_through(source_kind<Row>(), held_before_.value_or(sequence_), kPruneBatch);
+        source_.forget_changes_through(source_kind<Row>(), held_before_.value_or(sequence_), kPruneBatch);
     prune_owed_ = deleted == static_cast<std::int64_t>(kPruneBatch);
   } catch (const merchant::MerchantDatabaseError& e) {
     // The log only grows meanwhile; reading is not affected.
@@ -363,8 +363,8 @@ bool SourceIntake<Row>::sweep() {
   const std::string_view table = std::is_same_v<Row, OrderRow> ? merchant::kOrdersTable : merchant::kReturnsTable;
   const std::size_t limit = options_.feed.batch_size;
   const std::vector<Row> rows = [&] {
-    if constexpr (std::is_same_v<Row, OrderRow>) return db_.read_open_orders(swept_through_, limit);
-    else return db_.read_open_returns(swept_through_, limit);
+    if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_open_orders(swept_through_, limit);
+    else return source_.read_open_returns(swept_through_, limit);
   }();
   const bool done = rows.size() < limit;
   if (!rows.empty()) swept_through_ = rows.back().reference_id;
@@ -393,7 +393,7 @@ bool SourceIntake<Row>::sweep() {
   }
   if (by_sequence_ && !missed.empty()) {
     // Changes committed since the last read of the log are the log's to take, not missed.
-    const merchant::ChangedKeys pending = db_.changes_after(kind, sequence_, 4 * limit);
+    const merchant::ChangedKeys pending = source_.changes_after(kind, sequence_, 4 * limit);
     std::erase_if(missed, [&](const Row* row) {
       return std::find(pending.keys.begin(), pending.keys.end(), row->reference_id) != pending.keys.end();
     });
@@ -440,8 +440,8 @@ void SourceIntake<Row>::notice_clock_step(const Row& row) {
 template <typename Row>
 void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
   const std::vector<Row> rows = [&] {
-    if constexpr (std::is_same_v<Row, OrderRow>) return db_.read_orders(keys);
-    else return db_.read_returns(keys);
+    if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(keys);
+    else return source_.read_returns(keys);
   }();
   const merchant::ChangeCursor limit = merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now());
   const auto known = ledger_.hashes(create_kind<Row>(), keys);

@@ -58,8 +58,8 @@ std::string RebuildSummary::describe() const {
   return text;
 }
 
-StoreRebuild::StoreRebuild(merchant::MerchantDatabase& merchant, CheckpointStore& store, OutboundLedger& ledger)
-    : merchant_(merchant), store_(store), ledger_(ledger) {}
+StoreRebuild::StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger)
+    : results_(results), store_(store), ledger_(ledger) {}
 
 void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   const bool empty_store = !saved_starting_point(store_);
@@ -81,7 +81,7 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
   const LedgerKind create = create_kind(kind);
   std::string after;
   for (;;) {
-    const auto results = merchant_.results_after(kind, after, kResultPage);
+    const auto results = results_.results_after(kind, after, kResultPage);
     if (results.empty()) return;
     after = results.back().reference_id;
     auto batch = ledger_.batch();

@@ -26,7 +26,7 @@
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/sync_results.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -49,7 +49,7 @@ struct RebuildSummary {
 
 class StoreRebuild {
  public:
-  StoreRebuild(merchant::MerchantDatabase& merchant, CheckpointStore& store, OutboundLedger& ledger);
+  StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger);
 
   // Step 1; call before the intake reads the starting point. Throws MerchantDatabaseError or
   // SQLite::Exception (nothing of a failed page is kept).
@@ -68,7 +68,7 @@ class StoreRebuild {
   };
   void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen);
 
-  merchant::MerchantDatabase& merchant_;
+  merchant::SyncResults& results_;
   CheckpointStore& store_;
   OutboundLedger& ledger_;
   std::vector<Adopted> adopted_;

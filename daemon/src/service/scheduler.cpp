@@ -5,7 +5,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/database_error.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;

@@ -85,9 +85,9 @@ Service::Service(std::filesystem::path config_path, config::Config config,
                  interrupted);
   }
   sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
-  results_ = std::make_unique<ResultWriter>(*ledger_, *merchant_, *sync_metrics_);
+  results_ = std::make_unique<ResultWriter>(*ledger_, merchant_->results(), *sync_metrics_);
   // Before the intake reads the starting point: a lost or older store learns what was created.
-  rebuild_ = std::make_unique<StoreRebuild>(*merchant_, *checkpoint_, *ledger_);
+  rebuild_ = std::make_unique<StoreRebuild>(merchant_->results(), *checkpoint_, *ledger_);
   rebuild_->adopt(config_.sync.orders_since);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
   const auto version = api::parse_api_version(config_.api.version);
@@ -96,10 +96,10 @@ Service::Service(std::filesystem::path config_path, config::Config config,
       config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
       config_.merchant.max_clock_skew};
   order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
-      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval});
   return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
-      *merchant_, *checkpoint_, *ledger_, *sync_metrics_,
+      merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
                                                  since, config_.merchant.reconcile_interval});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
@@ -141,9 +141,8 @@ void Service::add_pull_jobs(const std::string& since) {
   const auto starting_point = timestamps::parse_iso8601(since);
   assert(starting_point && "the starting point is saved in ISO 8601");
   const auto context_for = [&](std::string_view job) {
-    return PullContext{client_for(job),     *merchant_,      *checkpoint_,
-                       *sync_metrics_,      version,         stopping_,
-                       *starting_point,     config_.api.request_timeout};
+    return PullContext{client_for(job), merchant_->pulled(), *checkpoint_,     *sync_metrics_,
+                       version,          stopping_,           *starting_point, config_.api.request_timeout};
   };
   const auto& sync = config_.sync;
   if (sync.pull_shipments.enabled) {

@@ -15,6 +15,7 @@
 
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/pulled_records.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"  // kWatchedInventoryTable
 
 namespace fulfillsync::merchant {
 
@@ -41,7 +42,7 @@ class PulledTables {
   // The returns' progress (into `{prefix}return_sync`).
   virtual void write_return_statuses(std::span<const ReturnStatusRecord> returns) = 0;
 
-  // fulfillsync_watched_inventory: the inventory ids whose lot levels the merchant wants. The
+  // kWatchedInventoryTable: the inventory ids whose lot levels the merchant wants. The
   // merchant writes that table; it is read here because it says which lots the lots job keeps.
   virtual std::vector<std::int64_t> watched_inventory_ids() = 0;
   // Makes `{prefix}inventory_lots` hold exactly `lots` for this inventory id.

@@ -3,7 +3,7 @@
 // ledger entry with the request body built once (or a rejection with its reasons), and the table's
 // cursor is saved in the same commit, so a crash repeats reads but never skips a row.
 //
-// Where the source tables keep a change log (MerchantDatabase::has_change_log), rows are found by the
+// Where the source tables keep a change log (SourceTables::has_change_log), rows are found by the
 // database's change order instead of by updated_at, which is then information only: a clock that
 // steps back or a timestamp in another form cannot hide a change. The position handled is saved like
 // the cursor, and the log entries up to it are deleted, a batch at a time. Changes from before the
@@ -11,7 +11,7 @@
 // with the log; a first start ever reads the log from its end, so history is not pushed.
 //
 // Behind both, the reconciliation sweep: every `reconcile_interval`, once reading has caught up, poll()
-// also compares the open rows (MerchantDatabase::read_open_orders), a batch per call, with the
+// also compares the open rows (SourceTables::read_open_orders), a batch per call, with the
 // ledger, and offers the rows whose version the ledger lacks (a create never sent, a cancel never
 // queued, a change never seen). Each is logged at warn and counted: change detection missed it.
 //
@@ -33,7 +33,7 @@
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/merchant/change_feed.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
+#include "fulfillsync/merchant/source_tables.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -79,7 +79,7 @@ class SourceIntake final : public Intake {
     config::Duration reconcile_interval = std::chrono::hours(1);  // 0: no sweep
   };
 
-  SourceIntake(merchant::MerchantDatabase& db, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
+  SourceIntake(merchant::SourceTables& source, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
                Options options);
 
   bool poll(int max_batches) override;
@@ -108,7 +108,7 @@ class SourceIntake final : public Intake {
   merchant::ChangeFeed<Row> make_feed();
   void start_sequence();
 
-  merchant::MerchantDatabase& db_;
+  merchant::SourceTables& source_;
   CheckpointStore& store_;
   OutboundLedger& ledger_;
   SyncMetrics& metrics_;
