@@ -20,12 +20,10 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/config.hpp"
-#include "fulfillsync/merchant/merchant_database.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
 
 namespace fulfillsync::merchant {
@@ -52,9 +50,6 @@ class ChangeFeed {
   // nothing before it is ever handed out, not even by the look-back window (the first start's
   // starting point, so history is not pushed by surprise).
   ChangeFeed(SourceTables& source, Options options, ChangeCursor start = {}, ChangeCursor floor = {});
-  // Until every caller takes its face.
-  ChangeFeed(MerchantDatabase& db, Options options, ChangeCursor start = {}, ChangeCursor floor = {})
-      : ChangeFeed(db.source(), options, std::move(start), std::move(floor)) {}
 
   Batch poll(timestamps::TimePoint now = timestamps::Clock::now());
 
