@@ -10,6 +10,7 @@
 
 #include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
+#include "job/chunked_lookup.hpp"
 #include "pull/order_page_writer.hpp"
 
 namespace fulfillsync::daemon {
@@ -21,8 +22,6 @@ namespace {
 
 // Tracking rows of the merchant database taken in per read.
 constexpr std::size_t kIntakeBatch = 1000;
-// Orders per lookup of unclear marks (their ids in one URL).
-constexpr std::size_t kLookupChunk = 40;
 // Orders a page of the sweep: the provider's page limit.
 constexpr int kSweepPageSize = 250;
 constexpr int kResultBatch = 1000;
@@ -87,22 +86,21 @@ asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
 
   std::map<std::int64_t, bool> uploaded;  // shipment id -> flag, of the orders found
   std::set<std::int64_t> looked_up;
-  for (std::size_t first = 0; first < orders.size() && !context_.stopping; first += kLookupChunk) {
-    const auto chunk = std::span(orders).subspan(first, std::min(kLookupChunk, orders.size() - first));
-    const api::Answer<api::OrderPage> page = co_await provider_.find_orders_by_id(chunk, api::Priority::mark);
-    if (!page) {
-      spdlog::warn("mark_tracking: looking up {} unclear marks: {}; trying again later", unknown.size(), page.why());
-      run.ok = false;
-      run.back_off = backoff_.note_failure(page.outcome);
-      co_return;
-    }
-    looked_up.insert(chunk.begin(), chunk.end());
-    for (const auto& order : *page) {
-      for (const auto& shipment : order.shipments) {
-        uploaded[shipment.id] = shipment.is_tracking_uploaded.value_or(false);
-      }
-    }
-  }
+  const ChunkedLookup<std::int64_t, api::OrderPage> lookup{
+      .job = name(),
+      .what = "unclear marks",
+      .ask = [&](std::span<const std::int64_t> chunk) { return provider_.find_orders_by_id(chunk, api::Priority::mark); },
+      .settle = [&](std::size_t, std::span<const std::int64_t> chunk, const api::OrderPage& found) {
+        looked_up.insert(chunk.begin(), chunk.end());
+        for (const auto& order : found) {
+          for (const auto& shipment : order.shipments) {
+            uploaded[shipment.id] = shipment.is_tracking_uploaded.value_or(false);
+          }
+        }
+        return true;
+      }};
+  // Settled together once every order is read.
+  if (!co_await look_up_in_chunks(orders, lookup, context_.stopping, backoff_, run)) co_return;
   failpoint("mark_tracking.after_reconcile_lookup");
   auto batch = ledger_.batch();
   for (const auto& mark : unknown) {
