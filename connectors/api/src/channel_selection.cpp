@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "fulfillsync/api/models/decode.hpp"
-#include "fulfillsync/api/pager.hpp"
+#include "fulfillsync/api/provider.hpp"
 
 namespace fulfillsync::api {
 namespace asio = boost::asio;
@@ -20,32 +19,23 @@ std::string describe(const Channel& channel) {
 
 asio::awaitable<ChannelSelection> select_channel(ApiClient& client, std::optional<std::int32_t> configured) {
   using Status = ChannelSelection::Status;
-  const ApiVersion version = parse_api_version(client.options().version).value_or(ApiVersion::v2026_07);
-  ApiRequest request;
-  request.route = request.path = "/channel";
-  request.query = {{"RecordsPerPage", "50"}};
-  request.priority = Priority::push;  // nothing is sent until it is known
-  CursorPager pager(client, std::move(request));
-
-  std::vector<Channel> channels;
-  while (auto outcome = co_await pager.next()) {
-    if (outcome->kind == OutcomeKind::unauthorized || outcome->kind == OutcomeKind::forbidden) {
-      co_return ChannelSelection{Status::authentication_failed, 0,
-                                 fmt::format("GET /channel was refused ({}): check the API token", outcome->detail)};
-    }
-    if (outcome->certificate_refused) co_return ChannelSelection{Status::certificate_refused, 0, outcome->detail};
-    if (!outcome->ok()) {
-      co_return ChannelSelection{Status::unavailable, 0,
-                                 fmt::format("GET /channel failed: {} ({})", to_string(outcome->kind), outcome->detail)};
-    }
-    auto page = decode<ChannelList>(outcome->response.body, version);
-    if (!page) {
-      co_return ChannelSelection{Status::unavailable, 0,
-                                 fmt::format("GET /channel answered an unreadable body: {}", page.error().to_string())};
-    }
-    for (auto& channel : page->items) channels.push_back(std::move(channel));
-    pager.follow(page->next);
+  Provider provider(client);
+  const Answer<std::vector<Channel>> listed = co_await provider.channels();
+  const Outcome& outcome = listed.outcome;
+  if (outcome.kind == OutcomeKind::unauthorized || outcome.kind == OutcomeKind::forbidden) {
+    co_return ChannelSelection{Status::authentication_failed, 0,
+                               fmt::format("GET /channel was refused ({}): check the API token", outcome.detail)};
   }
+  if (outcome.certificate_refused) co_return ChannelSelection{Status::certificate_refused, 0, outcome.detail};
+  if (!outcome.ok()) {
+    co_return ChannelSelection{Status::unavailable, 0,
+                               fmt::format("GET /channel failed: {} ({})", to_string(outcome.kind), outcome.detail)};
+  }
+  if (!listed) {
+    co_return ChannelSelection{Status::unavailable, 0,
+                               fmt::format("GET /channel answered an unreadable body: {}", listed.why())};
+  }
+  const std::vector<Channel>& channels = *listed;
 
   if (configured) {
     for (const Channel& channel : channels) {

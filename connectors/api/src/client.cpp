@@ -20,6 +20,10 @@ ApiClient::ApiClient(asio::any_io_executor executor, Transport& transport, Token
       shared_(std::make_shared<Shared>(executor, options_.requests_per_minute)),
       user_agent_(fmt::format("fulfillsync/{}", kVersion)) {}
 
+Call call_of(ApiClient& client) {
+  return [&client](ApiRequest request) { return client.call(std::move(request)); };
+}
+
 ApiClient ApiClient::for_caller(AnswerLog& log) const {
   ApiClient face(*this);
   face.log_ = &log;

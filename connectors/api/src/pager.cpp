@@ -16,8 +16,8 @@ int header_int(const HttpResponse& response, std::string_view name, int fallback
 
 }  // namespace
 
-PageNumberPager::PageNumberPager(ApiClient& client, ApiRequest request, int limit)
-    : client_(client), request_(std::move(request)), limit_(limit) {}
+PageNumberPager::PageNumberPager(Call call, ApiRequest request, int limit)
+    : call_(std::move(call)), request_(std::move(request)), limit_(limit) {}
 
 asio::awaitable<std::optional<Outcome>> PageNumberPager::next() {
   if (done_) co_return std::nullopt;
@@ -25,7 +25,7 @@ asio::awaitable<std::optional<Outcome>> PageNumberPager::next() {
   ApiRequest request = request_;
   request.query.emplace_back("Page", std::to_string(page_));
   request.query.emplace_back("Limit", std::to_string(limit_));
-  Outcome outcome = co_await client_.call(std::move(request));
+  Outcome outcome = co_await call_(std::move(request));
   if (!outcome.ok()) {
     done_ = true;
     co_return outcome;
@@ -38,14 +38,14 @@ asio::awaitable<std::optional<Outcome>> PageNumberPager::next() {
   co_return outcome;
 }
 
-CursorPager::CursorPager(ApiClient& client, ApiRequest request)
-    : client_(client), request_(std::move(request)), base_query_(request_.query) {}
+CursorPager::CursorPager(Call call, ApiRequest request)
+    : call_(std::move(call)), request_(std::move(request)), base_query_(request_.query) {}
 
 asio::awaitable<std::optional<Outcome>> CursorPager::next() {
   if (done_) co_return std::nullopt;
   started_ = true;
   done_ = true;  // until follow() hands over the next link
-  Outcome outcome = co_await client_.call(request_);
+  Outcome outcome = co_await call_(request_);
   co_return outcome;
 }
 

@@ -1,18 +1,16 @@
 #include "pull/mark_tracking.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/answer.hpp"
-#include "fulfillsync/api/models/encode.hpp"
-#include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
+#include "job/chunked_lookup.hpp"
 #include "pull/order_page_writer.hpp"
 
 namespace fulfillsync::daemon {
@@ -24,8 +22,8 @@ namespace {
 
 // Tracking rows of the merchant database taken in per read.
 constexpr std::size_t kIntakeBatch = 1000;
-// Orders per lookup of unclear marks (their ids in one URL).
-constexpr std::size_t kLookupChunk = 40;
+// Orders a page of the sweep: the provider's page limit.
+constexpr int kSweepPageSize = 250;
 constexpr int kResultBatch = 1000;
 // A shipment the provider refused to mark is tried again after 30 s, doubling to an hour.
 constexpr Doubling kRefusedMarkRetry{30s, 1h};
@@ -43,6 +41,7 @@ std::string reason_of(const api::TrackingUploadResult& result) {
 
 MarkTrackingJob::MarkTrackingJob(PullContext context, TrackingMarkLedger& ledger, config::TrackingMarksConfig config)
     : context_(context),
+      provider_(context.client),
       ledger_(ledger),
       config_(config),
       backoff_("mark_tracking", context.metrics),
@@ -87,31 +86,21 @@ asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
 
   std::map<std::int64_t, bool> uploaded;  // shipment id -> flag, of the orders found
   std::set<std::int64_t> looked_up;
-  for (std::size_t first = 0; first < orders.size() && !context_.stopping; first += kLookupChunk) {
-    const std::size_t last = std::min(first + kLookupChunk, orders.size());
-    std::string ids;
-    for (std::size_t i = first; i < last; ++i) ids += fmt::format("{}{}", i == first ? "" : ",", orders[i]);
-    api::ApiRequest request{.method = "GET",
-                            .route = "/order",
-                            .path = "/order",
-                            .query = {{"IDs", ids}, {"Limit", "250"}},
-                            .priority = api::Priority::mark};
-    const api::Outcome outcome = co_await context_.client.call(std::move(request));
-    std::string why;
-    const auto page = api::answer_of<api::OrderPage>(outcome, context_.version, why);
-    if (!page) {
-      spdlog::warn("mark_tracking: looking up {} unclear marks: {}; trying again later", unknown.size(), why);
-      run.ok = false;
-      run.back_off = backoff_.note_failure(outcome);
-      co_return;
-    }
-    for (std::size_t i = first; i < last; ++i) looked_up.insert(orders[i]);
-    for (const auto& order : *page) {
-      for (const auto& shipment : order.shipments) {
-        uploaded[shipment.id] = shipment.is_tracking_uploaded.value_or(false);
-      }
-    }
-  }
+  const ChunkedLookup<std::int64_t, api::OrderPage> lookup{
+      .job = name(),
+      .what = "unclear marks",
+      .ask = [&](std::span<const std::int64_t> chunk) { return provider_.find_orders_by_id(chunk, api::Priority::mark); },
+      .settle = [&](std::size_t, std::span<const std::int64_t> chunk, const api::OrderPage& found) {
+        looked_up.insert(chunk.begin(), chunk.end());
+        for (const auto& order : found) {
+          for (const auto& shipment : order.shipments) {
+            uploaded[shipment.id] = shipment.is_tracking_uploaded.value_or(false);
+          }
+        }
+        return true;
+      }};
+  // Settled together once every order is read.
+  if (!co_await look_up_in_chunks(orders, lookup, context_.stopping, backoff_, run)) co_return;
   failpoint("mark_tracking.after_reconcile_lookup");
   auto batch = ledger_.batch();
   for (const auto& mark : unknown) {
@@ -132,38 +121,28 @@ asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
   const auto due = ledger_.due(config_.batch_size);
   if (due.empty() || context_.stopping) co_return;
   if (static_cast<int>(due.size()) == config_.batch_size) run.more = true;
-  api::TrackingUploadRequest body{.is_tracking_uploaded = true};
-  for (const auto& mark : due) body.shipment_ids.push_back(mark.shipment_id);
-  auto encoded = api::encode(body, context_.version);
-  assert(encoded && "a list of ids always encodes");
+  std::vector<std::int64_t> shipment_ids;
+  for (const auto& mark : due) shipment_ids.push_back(mark.shipment_id);
   {
     auto batch = ledger_.batch();
     for (const auto& mark : due) ledger_.mark_in_flight(mark.shipment_id);
     batch.commit();
   }
   failpoint("mark_tracking.before_send");
-  api::ApiRequest request{.method = "POST",
-                          .route = "/shipment:batchUpdateTrackingUpload",
-                          .path = "/shipment:batchUpdateTrackingUpload",
-                          .body = std::move(*encoded),
-                          .priority = api::Priority::mark,
-                          // Marking twice is harmless at the provider, but each shipment is marked
-                          // once: an unclear answer is looked up, not resent.
-                          .idempotent = false};
-  const api::Outcome outcome = co_await context_.client.call(std::move(request));
+  const api::Answer<api::TrackingUploadResponse> answer = co_await provider_.mark_tracking_uploaded(shipment_ids);
+  const api::Outcome& outcome = answer.outcome;
   failpoint("mark_tracking.after_response");
 
   auto batch = ledger_.batch();
   switch (outcome.kind) {
     case OutcomeKind::success: {
       backoff_.note_success();
-      auto answer = api::decode<api::TrackingUploadResponse>(outcome.response.body, context_.version);
       std::map<std::int64_t, const api::TrackingUploadResult*> results;
       if (answer) {
         for (const auto& result : answer->results) results[result.shipment_id] = &result;
       } else {
         spdlog::warn("mark_tracking: the answer to a batch of {} cannot be read ({}); looking them up",
-                     due.size(), answer.error().to_string());
+                     due.size(), answer.why());
       }
       for (const auto& mark : due) {
         const auto found = results.find(mark.shipment_id);
@@ -234,30 +213,18 @@ void MarkTrackingJob::write_results() {
 // The provider's own list of what is not marked: tracking the pull missed reaches the merchant
 // database here, and from there the marks. From the starting point on only.
 asio::awaitable<void> MarkTrackingJob::sweep(JobRun& run) {
-  api::PageNumberPager pager(
-      context_.client,
-      api::ApiRequest{.method = "GET",
-                      .route = "/order",
-                      .path = "/order",
-                      .query = {{"HasTracking", "true"},
-                                {"IsTrackingUploaded", "false"},
-                                {"LastUpdateStartDate", timestamps::format_iso8601_z(context_.starting_point)}},
-                      .priority = api::Priority::pull,
-                      .with_channel = true},
-      250);
+  api::OrderPages pages = provider_.list_orders_with_tracking_not_uploaded(context_.starting_point, kSweepPageSize);
   int shipments = 0;
   while (!context_.stopping) {
-    const std::optional<api::Outcome> page = co_await pager.next();
+    const std::optional<api::Answer<api::OrderPage>> page = co_await pages.next();
     if (!page) break;
-    std::string why;
-    const auto written = write_order_page(context_, *page, why);
-    if (!written) {
-      spdlog::warn("mark_tracking: sweep page {}: {}; sweeping again later", pager.page(), why);
+    if (!*page) {
+      spdlog::warn("mark_tracking: sweep page {}: {}; sweeping again later", pages.page(), page->why());
       run.ok = false;
-      run.back_off = backoff_.note_failure(*page);
+      run.back_off = backoff_.note_failure(page->outcome);
       co_return;  // the next run sweeps again
     }
-    shipments += written->shipments;
+    shipments += write_order_page(context_, **page).shipments;
   }
   next_sweep_ = std::chrono::steady_clock::now() + config_.sweep_interval;
   spdlog::info("mark_tracking: sweep read {} shipments the provider lists with tracking not marked uploaded",

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job/failure_backoff.hpp"
 #include "fulfillsync/daemon/job/job.hpp"
@@ -31,6 +32,7 @@ class MarkTrackingJob final : public Job {
   boost::asio::awaitable<void> sweep(JobRun& run);
 
   PullContext context_;
+  api::Provider provider_;
   TrackingMarkLedger& ledger_;
   config::TrackingMarksConfig config_;
   FailureBackoff backoff_;

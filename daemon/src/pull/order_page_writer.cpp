@@ -1,17 +1,14 @@
 #include "pull/order_page_writer.hpp"
 
-#include "fulfillsync/api/answer.hpp"
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 
 namespace fulfillsync::daemon {
 
-std::optional<PageWritten> write_order_page(const PullContext& context, const api::Outcome& page, std::string& why) {
-  const auto orders = api::answer_of<api::OrderPage>(page, context.version, why);
-  if (!orders) return std::nullopt;
+PageWritten write_order_page(const PullContext& context, const api::OrderPage& orders) {
   PageWritten written;
   std::vector<merchant::OrderStatusRecord> statuses;
   std::vector<merchant::ShipmentRecord> shipments;
-  for (const api::Order& order : *orders) {
+  for (const api::Order& order : orders) {
     if (auto status = order_status_of(order)) statuses.push_back(std::move(*status));
     for (auto& shipment : shipments_of(order)) {
       written.shipment_ids.emplace_back(shipment.order_id, shipment.shipment_id);

@@ -3,23 +3,21 @@
 // sweep both read.
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <utility>
 #include <vector>
 
-#include "fulfillsync/api/outcome.hpp"
+#include "fulfillsync/api/models/order.hpp"
 #include "pull/pull_context.hpp"
 
 namespace fulfillsync::daemon {
 
 // Writes the orders of one `GET /order` page (its statuses, shipments, items and tracking) to the
-// merchant database in one transaction. Returns the shipments written and the latest change seen;
-// nothing, with `why`, when the call failed or its body cannot be read.
+// merchant database in one transaction. Returns the shipments written and the latest change seen.
 struct PageWritten {
   int shipments = 0;
   std::optional<timestamps::TimePoint> latest_change;
   std::vector<std::pair<std::int64_t, std::int64_t>> shipment_ids;  // (order id, shipment id)
 };
-std::optional<PageWritten> write_order_page(const PullContext& context, const api::Outcome& page, std::string& why);
+PageWritten write_order_page(const PullContext& context, const api::OrderPage& orders);
 
 }  // namespace fulfillsync::daemon

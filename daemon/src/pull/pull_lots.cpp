@@ -2,10 +2,8 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 
@@ -15,7 +13,11 @@ using namespace std::chrono_literals;
 using api::OutcomeKind;
 
 PullLotsJob::PullLotsJob(PullContext context, config::LotsConfig config, bool spread)
-    : context_(context), config_(config), spread_(spread), backoff_("pull_lots", context.metrics) {}
+    : context_(context),
+      provider_(context.client),
+      config_(config),
+      spread_(spread),
+      backoff_("pull_lots", context.metrics) {}
 
 int PullLotsJob::backlog() {
   // The daemon spreads the reads over the interval and has no backlog to speak of; `once` reads
@@ -59,11 +61,8 @@ asio::awaitable<JobRun> PullLotsJob::run() {
     co_return run;
   }
   const std::int64_t inventory_id = cycle_[position_];
-  api::ApiRequest request{.method = "GET",
-                          .route = "/inventory-level/{inventoryId}/lots",
-                          .path = fmt::format("/inventory-level/{}/lots", inventory_id),
-                          .priority = api::Priority::pull};
-  const api::Outcome outcome = co_await context_.client.call(std::move(request));
+  const api::Answer<api::LotLevels> levels = co_await provider_.lot_levels(inventory_id);
+  const api::Outcome& outcome = levels.outcome;
   if (outcome.kind == OutcomeKind::throttled || outcome.kind == OutcomeKind::unauthorized ||
       outcome.kind == OutcomeKind::forbidden || outcome.kind == OutcomeKind::not_sent ||
       outcome.kind == OutcomeKind::ambiguous) {
@@ -75,7 +74,7 @@ asio::awaitable<JobRun> PullLotsJob::run() {
   }
   backoff_.note_success();
   ++position_;
-  if (const auto lots = lots_in(inventory_id, outcome)) {
+  if (const auto lots = lots_in(inventory_id, levels)) {
     const merchant::LotChanges changes = context_.merchant.replace_lots(inventory_id, *lots);
     failpoint("pull_lots.after_merchant_commit");
     context_.metrics.count_items(name(), "written", changes.written);
@@ -98,7 +97,8 @@ asio::awaitable<JobRun> PullLotsJob::run() {
 
 // The lots of an answer about `inventory_id`, or nothing when they cannot be known (kept as they were).
 std::optional<std::vector<merchant::LotRecord>> PullLotsJob::lots_in(std::int64_t inventory_id,
-                                                                     const api::Outcome& outcome) {
+                                                                     const api::Answer<api::LotLevels>& levels) {
+  const api::Outcome& outcome = levels.outcome;
   if (outcome.status == 404) {
     spdlog::warn("pull_lots: inventory {} is not known to the provider; check {}", inventory_id,
                  merchant::kWatchedInventoryTable);
@@ -109,10 +109,9 @@ std::optional<std::vector<merchant::LotRecord>> PullLotsJob::lots_in(std::int64_
     context_.metrics.count_items(name(), "refused");
     return std::nullopt;
   }
-  auto levels = api::decode<api::LotLevels>(outcome.response.body, context_.version);
   if (!levels) {
     spdlog::warn("pull_lots: the lots of inventory {} cannot be read ({}); kept as they were", inventory_id,
-                 levels.error().to_string());
+                 levels.why());
     context_.metrics.count_items(name(), "unreadable");
     return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job/failure_backoff.hpp"
 #include "fulfillsync/daemon/job/job.hpp"
@@ -25,9 +26,11 @@ class PullLotsJob final : public Job {
   std::optional<std::chrono::system_clock::time_point> data_as_of() const override { return last_cycle_started_; }
 
  private:
-  std::optional<std::vector<merchant::LotRecord>> lots_in(std::int64_t inventory_id, const api::Outcome& outcome);
+  std::optional<std::vector<merchant::LotRecord>> lots_in(std::int64_t inventory_id,
+                                                          const api::Answer<api::LotLevels>& levels);
 
   PullContext context_;
+  api::Provider provider_;
   config::LotsConfig config_;
   bool spread_;
   FailureBackoff backoff_;

@@ -1,10 +1,9 @@
 #include "pull/pull_returns.hpp"
 
-#include <fmt/format.h>
+#include <span>
+
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/answer.hpp"
-#include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 #include "store/return_progress.hpp"
@@ -13,7 +12,7 @@ namespace fulfillsync::daemon {
 namespace asio = boost::asio;
 
 PullReturnsJob::PullReturnsJob(PullContext context, config::PullJobConfig config)
-    : context_(context), config_(config), backoff_("pull_returns", context.metrics) {}
+    : context_(context), provider_(context.client), config_(config), backoff_("pull_returns", context.metrics) {}
 
 asio::awaitable<JobRun> PullReturnsJob::run() {
   try {
@@ -33,30 +32,19 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
   bool asked = false;
   for (std::size_t first = 0; first < open.size(); first += chunk) {
     if (context_.stopping) co_return run;
-    std::string ids;
-    for (std::size_t i = first; i < std::min(first + chunk, open.size()); ++i) {
-      ids += fmt::format("{}{}", i == first ? "" : ",", open[i]);
-    }
-    api::CursorPager pager(context_.client,
-                           api::ApiRequest{.method = "GET",
-                                           .route = "/return",
-                                           .path = "/return",
-                                           .query = {{"Ids", ids}, {"Limit", std::to_string(config_.page_size)}},
-                                           .priority = api::Priority::pull,
-                                           .with_channel = true});
-    while (const std::optional<api::Outcome> page = co_await pager.next()) {
+    const auto ids = std::span(open).subspan(first, std::min(chunk, open.size() - first));
+    api::ReturnPages pages = provider_.list_returns(ids, config_.page_size);
+    while (const std::optional<api::Answer<api::ReturnList>> list = co_await pages.next()) {
       asked = true;
-      std::string why;
-      const auto list = api::answer_of<api::ReturnList>(*page, context_.version, why);
-      if (!list) {
-        spdlog::warn("pull_returns: reading {} open returns: {}; trying again later", open.size(), why);
+      if (!*list) {
+        spdlog::warn("pull_returns: reading {} open returns: {}; trying again later", open.size(), list->why());
         run.ok = false;
-        run.back_off = backoff_.note_failure(*page);
+        run.back_off = backoff_.note_failure(list->outcome);
         pass_failed_ = true;
         co_return run;
       }
       std::vector<merchant::ReturnStatusRecord> records;
-      for (const auto& item : list->items) {
+      for (const auto& item : (*list)->items) {
         if (auto record = return_status_of(item)) records.push_back(std::move(*record));
       }
       context_.merchant.write_return_statuses(records);
@@ -64,7 +52,6 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
       ReturnProgress(context_.checkpoint).save(records);
       context_.metrics.count_items(name(), "written", static_cast<double>(records.size()));
       run.settled += static_cast<int>(records.size());
-      pager.follow(list->next);
     }
   }
   // With no open return nothing was asked: this pass says nothing of whether the provider answers.

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job/failure_backoff.hpp"
 #include "fulfillsync/daemon/job/job.hpp"
@@ -24,6 +25,7 @@ class PullReturnsJob final : public Job {
   boost::asio::awaitable<JobRun> poll();
 
   PullContext context_;
+  api::Provider provider_;
   config::PullJobConfig config_;
   FailureBackoff backoff_;
   bool pass_failed_ = false;

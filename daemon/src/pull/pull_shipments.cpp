@@ -2,11 +2,8 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/answer.hpp"
-#include "fulfillsync/api/pager.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 #include "job/concurrently.hpp"
@@ -25,7 +22,7 @@ constexpr std::size_t kTimelineConcurrency = 4;
 }  // namespace
 
 PullShipmentsJob::PullShipmentsJob(PullContext context, config::PullJobConfig config)
-    : context_(context), config_(config), backoff_("pull_shipments", context.metrics) {}
+    : context_(context), provider_(context.client), config_(config), backoff_("pull_shipments", context.metrics) {}
 
 asio::awaitable<JobRun> PullShipmentsJob::run() {
   try {
@@ -47,13 +44,7 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   const timestamps::TimePoint checkpoint = saved_at.value_or(context_.starting_point);
   const timestamps::TimePoint window_start = std::max(context_.starting_point, checkpoint - config_.overlap);
 
-  api::ApiRequest window{.method = "GET",
-                         .route = "/order",
-                         .path = "/order",
-                         .query = {{"LastUpdateStartDate", timestamps::format_iso8601_z(window_start)}},
-                         .priority = api::Priority::pull,
-                         .with_channel = true};
-  api::PageNumberPager pager(context_.client, std::move(window), config_.page_size);
+  api::OrderPages pages = provider_.list_orders_changed(window_start, config_.page_size);
   timestamps::TimePoint latest = checkpoint;
   // Changes made while the window is walked may land on pages already read, so the next window must
   // begin before this one did, by the provider's clock: its Date at the first page (whole seconds,
@@ -61,35 +52,37 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   std::optional<timestamps::TimePoint> began_at_provider;
   bool first_page = true;
   while (!context_.stopping) {
-    const std::optional<api::Outcome> page = co_await pager.next();
+    const std::optional<api::Answer<api::OrderPage>> page = co_await pages.next();
     if (!page) break;
-    if (!page->ok()) {
+    if (!page->outcome.ok()) {
       spdlog::warn("pull_shipments: page {} of the orders changed since {}: {}; the window is read again later",
-                   pager.page(), timestamps::format_iso8601_z(window_start), page->detail);
+                   pages.page(), timestamps::format_iso8601_z(window_start), page->why());
       run.ok = false;
-      run.back_off = backoff_.note_failure(*page);
+      run.back_off = backoff_.note_failure(page->outcome);
       window_failed_ = true;
       co_return run;
     }
     if (first_page) {
       first_page = false;
-      if (const auto date = page->response.header("date")) began_at_provider = timestamps::parse_http_date(*date);
+      if (const auto date = page->outcome.response.header("date")) {
+        began_at_provider = timestamps::parse_http_date(*date);
+      }
     }
-    std::string why;
-    const auto written = write_order_page(context_, *page, why);
-    if (!written) {
-      spdlog::warn("pull_shipments: page {} cannot be read ({}); the window is read again later", pager.page(), why);
+    if (!page->ok()) {
+      spdlog::warn("pull_shipments: page {} cannot be read ({}); the window is read again later", pages.page(),
+                   page->why());
       context_.metrics.count_items(name(), "unreadable");
       run.ok = false;
-      run.back_off = backoff_.note_failure(*page);
+      run.back_off = backoff_.note_failure(page->outcome);
       window_failed_ = true;
       co_return run;
     }
+    const PageWritten written = write_order_page(context_, **page);
     failpoint("pull_shipments.after_page_commit");
-    context_.metrics.count_items(name(), "written", written->shipments);
-    run.settled += written->shipments;
-    if (written->latest_change) latest = std::max(latest, *written->latest_change);
-    if (config_.timelines) co_await pull_timelines(written->shipment_ids);
+    context_.metrics.count_items(name(), "written", written.shipments);
+    run.settled += written.shipments;
+    if (written.latest_change) latest = std::max(latest, *written.latest_change);
+    if (config_.timelines) co_await pull_timelines(written.shipment_ids);
   }
   if (context_.stopping) co_return run;  // an unfinished window is not saved
   latest = began_at_provider ? std::min(latest, *began_at_provider - 1s)
@@ -111,22 +104,15 @@ asio::awaitable<void> PullShipmentsJob::pull_timelines(
     const std::vector<std::pair<std::int64_t, std::int64_t>>& shipments) {
   co_await for_each_concurrently(shipments.size(), kTimelineConcurrency, [&](std::size_t i) -> asio::awaitable<void> {
     const auto [order_id, shipment_id] = shipments[i];
-    api::ApiRequest request{.method = "GET",
-                            .route = "/order/{orderId}/shipment/{shipmentId}/timeline",
-                            .path = fmt::format("/order/{}/shipment/{}/timeline", order_id, shipment_id),
-                            .priority = api::Priority::pull,
-                            .with_channel = true};
-    const api::Outcome outcome = co_await context_.client.call(std::move(request));
-    if (!outcome.ok()) {
+    const api::Answer<api::ShipmentTimeline> timeline = co_await provider_.shipment_timeline(order_id, shipment_id);
+    if (!timeline.outcome.ok()) {
       context_.metrics.count_items("pull_shipments", "timeline_failed");
-      spdlog::warn("pull_shipments: timeline of shipment {}: {}", shipment_id, outcome.detail);
+      spdlog::warn("pull_shipments: timeline of shipment {}: {}", shipment_id, timeline.why());
       co_return;
     }
-    auto timeline = api::decode<api::ShipmentTimeline>(outcome.response.body, context_.version);
     if (!timeline) {
       context_.metrics.count_items("pull_shipments", "timeline_failed");
-      spdlog::warn("pull_shipments: timeline of shipment {} cannot be read ({})", shipment_id,
-                   timeline.error().to_string());
+      spdlog::warn("pull_shipments: timeline of shipment {} cannot be read ({})", shipment_id, timeline.why());
       co_return;
     }
     context_.merchant.write_timeline(shipment_id, timeline_of(*timeline));

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job/failure_backoff.hpp"
 #include "fulfillsync/daemon/job/job.hpp"
@@ -32,6 +33,7 @@ class PullShipmentsJob final : public Job {
   boost::asio::awaitable<void> pull_timelines(const std::vector<std::pair<std::int64_t, std::int64_t>>& shipments);
 
   PullContext context_;
+  api::Provider provider_;
   config::PullJobConfig config_;
   FailureBackoff backoff_;
   bool window_failed_ = false;

@@ -10,13 +10,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
 #include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
-#include "job/concurrently.hpp"
+#include "job/chunked_lookup.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
@@ -28,6 +27,13 @@ namespace {
 
 // Order ids per read before cancels leave: the provider's page limit.
 constexpr std::size_t kIdsPerRead = 250;
+
+// The status of each order found, by its id.
+std::map<std::int64_t, std::string> statuses_of(const api::OrderPage& page) {
+  std::map<std::int64_t, std::string> status_of;
+  for (const api::Order& order : page) status_of.insert_or_assign(order.id, order.status);
+  return status_of;
+}
 
 }  // namespace
 
@@ -78,18 +84,12 @@ asio::awaitable<JobRun> CancelPushJob::run() {
   }
   if (!keys.empty()) {
     failpoint("push_cancels.before_send");
-    std::vector<api::ApiRequest> requests;
-    for (const std::int64_t order_id : order_ids) {
-      // Not idempotent for the client: a lost answer is settled by reading the order, not by a resend.
-      requests.push_back({.method = "POST",
-                          .route = "/order/{orderId}:cancel",
-                          .path = fmt::format("/order/{}:cancel", order_id),
-                          .priority = api::Priority::push,
-                          .idempotent = false,
-                          .with_channel = true});
-    }
+    // Never resent by the client: a lost answer is settled by reading the order.
+    const SendOne send_cancel = [&](std::size_t i, api::BeforeSend before_send) {
+      return provider_.cancel_order(order_ids[i], std::move(before_send));
+    };
     co_await send_marked(
-        LedgerKind::order_cancel, keys, std::move(requests), run,
+        LedgerKind::order_cancel, keys, send_cancel, run,
         [&](std::size_t i, const api::Outcome& outcome) { record(keys[i], order_ids[i], outcome, run); });
   }
   context_.results.flush(merchant::SourceKind::orders, name());
@@ -99,15 +99,16 @@ asio::awaitable<JobRun> CancelPushJob::run() {
 asio::awaitable<bool> CancelPushJob::skip_already_cancelled(std::vector<std::string>& keys,
                                                             std::vector<std::int64_t>& order_ids, JobRun& run) {
   std::map<std::int64_t, std::string> status_of;
-  for (std::size_t first = 0; first < order_ids.size(); first += kIdsPerRead) {
-    std::string ids;
-    for (std::size_t i = first; i < std::min(first + kIdsPerRead, order_ids.size()); ++i) {
-      ids += fmt::format("{}{}", ids.empty() ? "" : ",", order_ids[i]);
-    }
-    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
-    if (!found) co_return false;
-    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
-  }
+  const ChunkedLookup<std::int64_t, api::OrderPage> lookup{
+      .job = name(),
+      .what = "the orders to cancel",
+      .chunk = kIdsPerRead,
+      .ask = [&](std::span<const std::int64_t> chunk) { return provider_.find_orders_by_id(chunk, api::Priority::push); },
+      .settle = [&](std::size_t, std::span<const std::int64_t>, const api::OrderPage& found) {
+        for (const api::Order& order : found) status_of.insert_or_assign(order.id, order.status);
+        return true;
+      }};
+  if (!co_await look_up_in_chunks(order_ids, lookup, context_.stopping, backoff_, run)) co_return false;
   auto& ledger = context_.ledger;
   auto batch = ledger.batch();
   std::vector<std::string> due_keys;
@@ -136,43 +137,50 @@ asio::awaitable<void> CancelPushJob::reconcile(JobRun& run) {
   auto& ledger = context_.ledger;
   const auto unknown = ledger.unclear(LedgerKind::order_cancel, context_.unclear_lookup_delay, config_.batch_size);
   if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
-  for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
-    const std::size_t last = std::min(first + kLookupChunk, unknown.size());
-    std::string ids;
-    std::map<std::int64_t, std::string> key_of;
-    for (std::size_t i = first; i < last; ++i) {
-      const auto create = ledger.find(LedgerKind::order_create, unknown[i].source_key);
-      // A cancel is sent only for a created order, so its create has the id; a store that says
-      // otherwise has lost track of what was sent, and reading the missing id would be undefined.
-      FULFILLSYNC_INVARIANT(create && create->remote_id, "an unclear cancel belongs to a created order");
-      ids += fmt::format("{}{}", ids.empty() ? "" : ",", *create->remote_id);
-      key_of.emplace(*create->remote_id, unknown[i].source_key);
-    }
-    const auto found = co_await look_up(LedgerKind::order_cancel, "IDs", std::move(ids), run);
-    if (!found) co_return;
-    std::map<std::int64_t, std::string> status_of;
-    for (const RemoteRecord& remote : *found) status_of.insert_or_assign(remote.id, remote.status);
-    failpoint("push_cancels.after_reconcile_lookup");
-    auto batch = ledger.batch();
-    for (const auto& [order_id, key] : key_of) {
-      const auto status = status_of.find(order_id);
-      if (status != status_of.end() && status->second == "Cancelled") {
-        ledger.mark_applied(key, order_id, "Cancelled");
-        context_.metrics.count_items(name(), "adopted");
-        spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", text::printable(key));
-        ++run.settled;
-      } else {
-        const std::string now = status == status_of.end() ? "not found" : status->second;
-        ledger.mark_pending(LedgerKind::order_cancel, key, fmt::format("not cancelled at the provider ({}) after an "
-                                                                       "unclear cancel",
-                                                                       now));
-        context_.metrics.count_items(name(), "retried");
-        spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", text::printable(key),
-                     now);
-      }
-    }
-    batch.commit();
+  std::vector<std::int64_t> order_ids;
+  for (const LedgerEntry& cancel : unknown) {
+    const auto create = ledger.find(LedgerKind::order_create, cancel.source_key);
+    // A cancel is sent only for a created order, so its create has the id; a store that says
+    // otherwise has lost track of what was sent, and reading the missing id would be undefined.
+    FULFILLSYNC_INVARIANT(create && create->remote_id, "an unclear cancel belongs to a created order");
+    order_ids.push_back(*create->remote_id);
   }
+  const ChunkedLookup<std::int64_t, api::OrderPage> lookup{
+      .job = name(),
+      .what = "unclear sends",
+      .ask = [&](std::span<const std::int64_t> chunk) { return provider_.find_orders_by_id(chunk, api::Priority::push); },
+      .settle = [&](std::size_t first, std::span<const std::int64_t> chunk, const api::OrderPage& found) {
+        settle_unclear(std::span(unknown).subspan(first, chunk.size()), chunk, statuses_of(found), run);
+        return true;
+      }};
+  co_await look_up_in_chunks(order_ids, lookup, context_.stopping, backoff_, run);
+}
+
+void CancelPushJob::settle_unclear(std::span<const LedgerEntry> unclear, std::span<const std::int64_t> order_ids,
+                                   const std::map<std::int64_t, std::string>& status_of, JobRun& run) {
+  auto& ledger = context_.ledger;
+  failpoint("push_cancels.after_reconcile_lookup");
+  auto batch = ledger.batch();
+  for (std::size_t i = 0; i < unclear.size(); ++i) {
+    const std::string& key = unclear[i].source_key;
+    const std::int64_t order_id = order_ids[i];
+    const auto status = status_of.find(order_id);
+    if (status != status_of.end() && status->second == "Cancelled") {
+      ledger.mark_applied(key, order_id, "Cancelled");
+      context_.metrics.count_items(name(), "adopted");
+      spdlog::info("order {}: the provider has it cancelled; the unclear cancel is done", text::printable(key));
+      ++run.settled;
+    } else {
+      const std::string now = status == status_of.end() ? "not found" : status->second;
+      ledger.mark_pending(LedgerKind::order_cancel, key, fmt::format("not cancelled at the provider ({}) after an "
+                                                                     "unclear cancel",
+                                                                     now));
+      context_.metrics.count_items(name(), "retried");
+      spdlog::info("order {}: {} at the provider after an unclear cancel; sending it again", text::printable(key),
+                   now);
+    }
+  }
+  batch.commit();
 }
 
 void CancelPushJob::record(const std::string& key, std::int64_t order_id, const api::Outcome& outcome, JobRun& run) {

@@ -1,6 +1,8 @@
 #pragma once
 // push_cancels: cancels created orders whose rows ask for it, exactly once (push_job.hpp).
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,10 @@ class CancelPushJob final : public PushJob {
 
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
+  // Unclear cancels (of the orders `order_ids`) by the orders' status at the provider: done when
+  // Cancelled, otherwise pending again.
+  void settle_unclear(std::span<const LedgerEntry> unclear, std::span<const std::int64_t> order_ids,
+                      const std::map<std::int64_t, std::string>& status_of, JobRun& run);
   // Before cancels leave: the orders are read at the provider (GET /order?IDs=, up to 250 a
   // request), and one already Cancelled there is recorded as cancelled without a request. A cancel is
   // not idempotent for the provider's records, and a store restored from an older copy (or whose

@@ -10,13 +10,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
 #include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
-#include "job/concurrently.hpp"
+#include "job/chunked_lookup.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
@@ -40,19 +39,17 @@ std::string_view noun(LedgerKind kind) {
   return "order";
 }
 
-// What a create's answer says was created.
-std::optional<RemoteRecord> created_of(LedgerKind kind, const api::Outcome& outcome, api::ApiVersion version,
-                                       std::string& why) {
-  if (kind == LedgerKind::order_create) {
-    auto order = api::decode<api::Order>(outcome.response.body, version);
-    if (order) return remote_of(*order);
-    why = order.error().to_string();
-  } else {
-    auto created = api::decode<api::ReturnOrder>(outcome.response.body, version);
-    if (created) return remote_of(*created);
-    why = created.error().to_string();
-  }
-  return std::nullopt;
+// What a lookup found, as records.
+std::vector<RemoteRecord> remotes_of(const api::OrderPage& page) {
+  std::vector<RemoteRecord> remotes;
+  for (const api::Order& order : page) remotes.push_back(remote_of(order));
+  return remotes;
+}
+
+std::vector<RemoteRecord> remotes_of(const api::ReturnList& list) {
+  std::vector<RemoteRecord> remotes;
+  for (const api::ReturnOrder& item : list.items) remotes.push_back(remote_of(item));
+  return remotes;
 }
 
 }  // namespace
@@ -88,49 +85,66 @@ asio::awaitable<JobRun> CreatePushJob::run() {
 asio::awaitable<void> CreatePushJob::reconcile(JobRun& run) {
   const auto unknown = context_.ledger.unclear(kind_, context_.unclear_lookup_delay, config_.batch_size);
   if (unknown.size() == static_cast<std::size_t>(config_.batch_size)) run.more = true;
-  for (std::size_t first = 0; first < unknown.size() && !context_.stopping; first += kLookupChunk) {
-    const std::size_t last = std::min(first + kLookupChunk, unknown.size());
-    std::string ids;
-    for (std::size_t i = first; i < last; ++i) ids += (i == first ? "" : ",") + unknown[i].source_key;
-    const auto found = co_await look_up(kind_, "ReferenceIds", std::move(ids), run);
-    if (!found) co_return;
-    std::map<std::string_view, const RemoteRecord*> by_reference;
-    for (const RemoteRecord& remote : *found) by_reference.insert_or_assign(remote.reference_id, &remote);
-    failpoint(failpoint_name("after_reconcile_lookup"));
-    auto batch = context_.ledger.batch();
-    std::vector<std::string> absent;
-    for (std::size_t i = first; i < last; ++i) {
-      const LedgerEntry& entry = unknown[i];
-      if (const auto it = by_reference.find(entry.source_key); it != by_reference.end()) {
-        const RemoteRecord& remote = *it->second;
-        context_.ledger.mark_created(kind_, entry.source_key, remote.id, remote.status, remote.created_at);
-        context_.metrics.count_items(name(), "adopted");
-        spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), text::printable(entry.source_key),
-                     remote.id);
-      } else if (!withdraw_if_cancelled(entry)) {
-        context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
-        // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
-        // version makes the refresh below build the row's body.
-        if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
-        if (entry.note == kCreatedByAnEarlierSend) context_.ledger.set_note(kind_, entry.source_key, "");
-        context_.metrics.count_items(name(), "retried");
-        spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
-                     text::printable(entry.source_key));
-        absent.push_back(entry.source_key);
-      }
-      ++run.settled;
-    }
-    // The merchant may have changed the row since the body was built: what goes out is its latest version.
-    try {
-      if (!absent.empty()) intake_of_rows_.refresh(absent);
-    } catch (const std::exception& e) {
-      // Rolled back: the entries stay unknown and are looked up again.
-      spdlog::warn("{}: reading {} rows again failed ({}); trying again later", name(), absent.size(), e.what());
-      run.ok = false;
-      co_return;
-    }
-    batch.commit();
+  std::vector<std::string> references;
+  for (const LedgerEntry& entry : unknown) references.push_back(entry.source_key);
+  const ChunkedLookup<std::string, std::vector<RemoteRecord>> lookup{
+      .job = name(),
+      .what = "unclear sends",
+      .ask = [&](std::span<const std::string> chunk) { return find_created(chunk); },
+      .settle = [&](std::size_t first, std::span<const std::string> chunk, const std::vector<RemoteRecord>& found) {
+        return settle_unclear(std::span(unknown).subspan(first, chunk.size()), found, run);
+      }};
+  co_await look_up_in_chunks(references, lookup, context_.stopping, backoff_, run);
+}
+
+asio::awaitable<api::Answer<std::vector<RemoteRecord>>> CreatePushJob::find_created(
+    std::span<const std::string> references) {
+  if (kind_ == LedgerKind::order_create) {
+    api::Answer<api::OrderPage> found = co_await provider_.find_orders_by_reference(references);
+    co_return std::move(found).map([](const api::OrderPage& page) { return remotes_of(page); });
   }
+  api::Answer<api::ReturnList> found = co_await provider_.find_returns_by_reference(references);
+  co_return std::move(found).map([](const api::ReturnList& list) { return remotes_of(list); });
+}
+
+bool CreatePushJob::settle_unclear(std::span<const LedgerEntry> unclear, const std::vector<RemoteRecord>& found,
+                                   JobRun& run) {
+  std::map<std::string_view, const RemoteRecord*> by_reference;
+  for (const RemoteRecord& remote : found) by_reference.insert_or_assign(remote.reference_id, &remote);
+  failpoint(failpoint_name("after_reconcile_lookup"));
+  auto batch = context_.ledger.batch();
+  std::vector<std::string> absent;
+  for (const LedgerEntry& entry : unclear) {
+    if (const auto it = by_reference.find(entry.source_key); it != by_reference.end()) {
+      const RemoteRecord& remote = *it->second;
+      context_.ledger.mark_created(kind_, entry.source_key, remote.id, remote.status, remote.created_at);
+      context_.metrics.count_items(name(), "adopted");
+      spdlog::info("{} {}: the provider has it as {}; adopted", noun(kind_), text::printable(entry.source_key),
+                   remote.id);
+    } else if (!withdraw_if_cancelled(entry)) {
+      context_.ledger.mark_pending(kind_, entry.source_key, "not found at the provider after an unclear send");
+      // Looked up without a body built here (OutboundLedger::look_up_first): forgetting its
+      // version makes the refresh below build the row's body.
+      if (entry.body.empty()) context_.ledger.offer(kind_, entry.source_key, "", "");
+      if (entry.note == kCreatedByAnEarlierSend) context_.ledger.set_note(kind_, entry.source_key, "");
+      context_.metrics.count_items(name(), "retried");
+      spdlog::info("{} {}: not at the provider; sending the row as it is now", noun(kind_),
+                   text::printable(entry.source_key));
+      absent.push_back(entry.source_key);
+    }
+    ++run.settled;
+  }
+  // The merchant may have changed the row since the body was built: what goes out is its latest version.
+  try {
+    if (!absent.empty()) intake_of_rows_.refresh(absent);
+  } catch (const std::exception& e) {
+    // Rolled back: the entries stay unknown and are looked up again.
+    spdlog::warn("{}: reading {} rows again failed ({}); trying again later", name(), absent.size(), e.what());
+    run.ok = false;
+    return false;
+  }
+  batch.commit();
+  return true;
 }
 
 bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
@@ -176,33 +190,37 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   if (entries.empty()) co_return;
   failpoint(failpoint_name("before_send"));
 
-  const bool orders = kind_ == LedgerKind::order_create;
   std::vector<std::string> keys;
-  std::vector<api::ApiRequest> requests;
-  for (const LedgerEntry& entry : entries) {
-    keys.push_back(entry.source_key);
-    requests.push_back({.method = "POST",
-                        .route = orders ? "/order" : "/return",
-                        .path = orders ? "/order" : "/return",
-                        .body = entry.body,
-                        .priority = api::Priority::push,
-                        .idempotent = false,
-                        .with_channel = true});
-  }
-  co_await send_marked(kind_, keys, std::move(requests), run,
-                       [&](std::size_t i, const api::Outcome& outcome) { record(entries[i], outcome, run); });
+  for (const LedgerEntry& entry : entries) keys.push_back(entry.source_key);
+  std::vector<api::Answer<RemoteRecord>> answers(entries.size());
+  const SendOne send_create = [&](std::size_t i, api::BeforeSend before_send) -> asio::awaitable<api::Outcome> {
+    answers[i] = co_await create(entries[i].body, std::move(before_send));
+    co_return answers[i].outcome;
+  };
+  co_await send_marked(kind_, keys, send_create, run,
+                       [&](std::size_t i, const api::Outcome&) { record(entries[i], answers[i], run); });
 }
 
-void CreatePushJob::record(const LedgerEntry& entry, const api::Outcome& outcome, JobRun& run) {
+asio::awaitable<api::Answer<RemoteRecord>> CreatePushJob::create(std::string body, api::BeforeSend before_send) {
+  if (kind_ == LedgerKind::order_create) {
+    api::Answer<api::Order> created = co_await provider_.create_order(std::move(body), std::move(before_send));
+    co_return std::move(created).map([](const api::Order& order) { return remote_of(order); });
+  }
+  api::Answer<api::ReturnOrder> created = co_await provider_.create_return(std::move(body), std::move(before_send));
+  co_return std::move(created).map([](const api::ReturnOrder& item) { return remote_of(item); });
+}
+
+void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run) {
   const std::string& key = entry.source_key;
+  const api::Outcome& outcome = answer.outcome;
   switch (outcome.kind) {
     case OutcomeKind::success: {
-      std::string why;
-      if (const auto remote = created_of(kind_, outcome, context_.version, why)) {
+      if (const auto& remote = answer.value) {
         context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
         context_.metrics.count_items(name(), "created");
         spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
       } else {
+        const std::string why = answer.why();
         context_.ledger.mark_unknown(kind_, key, "created, but the answer cannot be read: " + why);
         context_.metrics.count_items(name(), "unknown");
         spdlog::warn("{} {}: created, but the answer cannot be read ({}); looking it up", noun(kind_),

@@ -2,6 +2,7 @@
 // push_orders and push_returns: the creates the intake queued, exactly once in effect (push_job.hpp).
 #include <span>
 #include <string>
+#include <vector>
 
 #include "push/push_job.hpp"
 
@@ -17,9 +18,16 @@ class CreatePushJob final : public PushJob {
 
  private:
   boost::asio::awaitable<void> reconcile(JobRun& run);
+  // What the provider has of the creates sent with these references.
+  boost::asio::awaitable<api::Answer<std::vector<RemoteRecord>>> find_created(std::span<const std::string> references);
+  // Unclear creates by what their lookup found: adopted, or pending again with their rows read
+  // again. False when the rows could not be read (nothing of it is kept).
+  bool settle_unclear(std::span<const LedgerEntry> unclear, const std::vector<RemoteRecord>& found, JobRun& run);
   boost::asio::awaitable<void> send(JobRun& run);
+  // POST /order or /return with `body`: what the answer says was created.
+  boost::asio::awaitable<api::Answer<RemoteRecord>> create(std::string body, api::BeforeSend before_send);
   // The answer to a create that left.
-  void record(const LedgerEntry& entry, const api::Outcome& outcome, JobRun& run);
+  void record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run);
   // An order create whose row asks for a cancel is never sent: both entries are withdrawn.
   bool withdraw_if_cancelled(const LedgerEntry& entry);
   std::string failpoint_name(std::string_view step) const;

@@ -1,16 +1,13 @@
 #include "push/push_job.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <exception>
-#include <map>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
 #include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
@@ -127,6 +124,7 @@ class SendCommits {
 
 PushJob::PushJob(std::string_view name, PushContext context, config::JobConfig config, Intake* intake)
     : context_(context),
+      provider_(context.client),
       config_(config),
       intake_(intake),
       backoff_(std::string(name), context.metrics) {}
@@ -140,46 +138,9 @@ int PushJob::chunk_size() const {
   return std::min(config_.batch_size, ten_seconds);
 }
 
-asio::awaitable<std::optional<std::vector<RemoteRecord>>> PushJob::look_up(LedgerKind kind, std::string filter,
-                                                                          std::string values, JobRun& run) {
-  const bool returns = kind == LedgerKind::return_create;
-  api::ApiRequest request{.method = "GET",
-                          .route = returns ? "/return" : "/order",
-                          .path = returns ? "/return" : "/order",
-                          .query = {{std::move(filter), std::move(values)}, {"Limit", "250"}},
-                          .priority = api::Priority::push};
-  const api::Outcome outcome = co_await context_.client.call(std::move(request));
-  std::string why = outcome.detail;
-  std::optional<std::vector<RemoteRecord>> found;
-  const auto read = [&](const auto& decoded, const auto& items) {
-    if (!decoded) {
-      why = "the answer cannot be read: " + decoded.error().to_string();
-      return;
-    }
-    found.emplace();
-    for (const auto& item : items(*decoded)) found->push_back(remote_of(item));
-  };
-  if (outcome.ok() && returns) {
-    read(api::decode<api::ReturnList>(outcome.response.body, context_.version),
-         [](const api::ReturnList& list) -> const auto& { return list.items; });
-  } else if (outcome.ok()) {
-    read(api::decode<api::OrderPage>(outcome.response.body, context_.version),
-         [](const api::OrderPage& page) -> const auto& { return page; });
-  }
-  if (!found) {
-    run.ok = false;
-    run.back_off = backoff_.note_failure(outcome);
-    spdlog::warn("{}: looking up unclear sends failed ({}); trying again later", name(), why);
-    co_return std::nullopt;
-  }
-  backoff_.note_success();
-  co_return found;
-}
-
-asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys,
-                                          std::vector<api::ApiRequest> requests, JobRun& run,
+asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
+                                          JobRun& run,
                                           const std::function<void(std::size_t, const api::Outcome&)>& record) {
-  assert(keys.size() == requests.size());
   SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
   // A mark also covers the sends due next, as many as the rate budget lets leave within
   // kMarkAhead (none at the production pace, up to the concurrency when unbounded): fewer commits,
@@ -188,19 +149,19 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
                                                    std::chrono::duration<double>(kMarkAhead).count() / 60);
   const std::size_t ahead = std::min(per_window, static_cast<std::size_t>(config_.concurrency));
   enum Mark : char { unmarked, marking, marked };
-  std::vector<Mark> marks(requests.size(), unmarked);
-  std::vector<char> sent(requests.size(), 0);
-  std::vector<std::optional<api::Outcome>> outcomes(requests.size());
+  std::vector<Mark> marks(keys.size(), unmarked);
+  std::vector<char> sent(keys.size(), 0);
+  std::vector<std::optional<api::Outcome>> outcomes(keys.size());
   bool halt = false;
   std::exception_ptr failure;
   try {
     co_await for_each_concurrently(
-        requests.size(), static_cast<std::size_t>(config_.concurrency), [&](std::size_t i) -> asio::awaitable<void> {
+        keys.size(), static_cast<std::size_t>(config_.concurrency), [&](std::size_t i) -> asio::awaitable<void> {
           if (halt || context_.stopping) co_return;
-          requests[i].before_send = [&, i]() -> asio::awaitable<void> {
+          api::BeforeSend mark = [&, i]() -> asio::awaitable<void> {
             if (marks[i] == unmarked) {
               std::vector<std::size_t> due = {i};
-              for (std::size_t j = i + 1; j < requests.size() && due.size() <= ahead; ++j) {
+              for (std::size_t j = i + 1; j < keys.size() && due.size() <= ahead; ++j) {
                 if (marks[j] == unmarked) due.push_back(j);
               }
               for (const std::size_t j : due) marks[j] = marking;
@@ -223,7 +184,7 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
             }
             sent[i] = 1;
           };
-          outcomes[i] = co_await context_.client.call(std::move(requests[i]));
+          outcomes[i] = co_await send(i, std::move(mark));
           halt = halt || halts_the_rest(*outcomes[i]);
           if (sent[i]) {
             commits.answer([&, i] { record(i, *outcomes[i]); });

@@ -22,6 +22,7 @@
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/api/models/order.hpp"
 #include "fulfillsync/api/models/return_order.hpp"
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/daemon/job/failure_backoff.hpp"
 #include "fulfillsync/daemon/job/job.hpp"
@@ -65,28 +66,23 @@ class PushJob : public Job {
   // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
   int chunk_size() const;
 
-  // GET /order (/return for returns) with `filter`=`values` (comma-separated, one page): what the
-  // provider has of them.
-  // Nothing when the lookup failed; then `run` says so and backs off.
-  boost::asio::awaitable<std::optional<std::vector<RemoteRecord>>> look_up(LedgerKind kind, std::string filter,
-                                                                          std::string values, JobRun& run);
+  // One send of a chunk, made with `before_send` as the hook that marks it: returns its outcome.
+  using SendOne = std::function<boost::asio::awaitable<api::Outcome>(std::size_t i, api::BeforeSend before_send)>;
 
-  // Sends `requests` at the job's concurrency, each marked in_flight (as `kind`, `keys[i]`) durably
-  // just before it leaves, and hands each answer to `record` as it comes, in the next commit; marks
-  // and answers that come together share a commit. Stops starting new ones after a 429, 401 or 403,
-  // or at a stop: those stay pending. Should a commit fail, the error is rethrown once every send
-  // whose answer it lost is `unknown`.
-  boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys,
-                                           std::vector<api::ApiRequest> requests, JobRun& run,
+  // Makes `send(i)` for each of `keys` at the job's concurrency, each marked in_flight (as `kind`,
+  // `keys[i]`) durably just before it leaves, and hands each answer to `record` as it comes, in the
+  // next commit; marks and answers that come together share a commit. Stops starting new ones after
+  // a 429, 401 or 403, or at a stop: those stay pending. Should a commit fail, the error is rethrown
+  // once every send whose answer it lost is `unknown`.
+  boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
+                                           JobRun& run,
                                            const std::function<void(std::size_t, const api::Outcome&)>& record);
 
   // Reads the source table's changes into the ledger; whether more wait (false without an intake).
   bool poll_source();
 
-  // Reference ids per lookup: a URL of a few kilobytes with typical ids; far below the page limit (250).
-  static constexpr std::size_t kLookupChunk = 40;
-
   PushContext context_;
+  api::Provider provider_;
   config::JobConfig config_;
   Intake* intake_;
   FailureBackoff backoff_;

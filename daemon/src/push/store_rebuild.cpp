@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "fulfillsync/api/models/decode.hpp"
+#include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/push/source_intake.hpp"
@@ -119,6 +119,7 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
 }
 
 asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping) {
+  api::Provider provider(api::call_of(client), version);
   for (const SourceKind kind : {SourceKind::orders, SourceKind::returns}) {
     std::vector<const Adopted*> of_kind;
     for (const Adopted& adopted : adopted_) {
@@ -128,36 +129,29 @@ asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersio
     for (std::size_t first = 0; first < of_kind.size(); first += kIdsPerRead) {
       if (stopping) co_return;
       const std::size_t last = std::min(first + kIdsPerRead, of_kind.size());
-      std::string ids;
-      for (std::size_t i = first; i < last; ++i) ids += fmt::format("{}{}", i == first ? "" : ",", of_kind[i]->remote_id);
-      api::ApiRequest request{.method = "GET",
-                              .route = orders ? "/order" : "/return",
-                              .path = orders ? "/order" : "/return",
-                              .query = {{orders ? "IDs" : "Ids", std::move(ids)},
-                                        {"Limit", std::to_string(kIdsPerRead)}},
-                              .priority = api::Priority::push};
-      const api::Outcome outcome = co_await client.call(std::move(request));
-      ++summary_.calls;
+      std::vector<std::int64_t> ids;
+      for (std::size_t i = first; i < last; ++i) ids.push_back(of_kind[i]->remote_id);
       std::map<std::int64_t, std::string> status_of;
-      std::string why = outcome.detail;
+      std::string why;
       bool read = false;
-      if (outcome.ok() && orders) {
-        const auto page = api::decode<api::OrderPage>(outcome.response.body, version);
+      if (orders) {
+        const api::Answer<api::OrderPage> page = co_await provider.find_orders_by_id(ids, api::Priority::push);
         if (page) {
           for (const api::Order& order : *page) status_of.emplace(order.id, order.status);
-          read = true;
         } else {
-          why = page.error().to_string();
+          why = page.why();
         }
-      } else if (outcome.ok()) {
-        const auto list = api::decode<api::ReturnList>(outcome.response.body, version);
+        read = page.ok();
+      } else {
+        const api::Answer<api::ReturnList> list = co_await provider.find_returns_by_id(ids);
         if (list) {
           for (const api::ReturnOrder& item : list->items) status_of.emplace(item.id, item.status);
-          read = true;
         } else {
-          why = list.error().to_string();
+          why = list.why();
         }
+        read = list.ok();
       }
+      ++summary_.calls;
       if (!read) {
         // What was adopted stays: the result tables recorded it from the provider's own answers.
         spdlog::warn("checking adopted {} at the provider failed ({}); going on without the check",

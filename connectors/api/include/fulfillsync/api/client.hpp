@@ -21,6 +21,9 @@
 
 namespace fulfillsync::api {
 
+// Awaited once, just before a request first leaves: see ApiRequest::before_send.
+using BeforeSend = std::function<boost::asio::awaitable<void>()>;
+
 struct ApiRequest {
   std::string method = "GET";
   std::string route;  // the path template, which is also the metrics label: "/order/{orderId}:cancel"
@@ -33,7 +36,7 @@ struct ApiRequest {
   // Awaited once, just before the request first leaves (after the rate budget and the token): where
   // a caller makes the send durable, so that a crash leaves in flight only what may have been sent.
   // Should it throw, nothing is sent and the exception leaves call().
-  std::function<boost::asio::awaitable<void>()> before_send{};
+  BeforeSend before_send{};
 };
 
 struct ClientOptions {
@@ -42,6 +45,15 @@ struct ClientOptions {
   RetryPolicy retry{};
   int max_throttled_waits = 20;  // 429s waited out within one call before it ends as throttled
 };
+
+class ApiClient;
+
+// One call to the provider as ApiClient::call makes it: what the pagers and the Provider call through
+// (a test puts a scripted one in its place).
+using Call = std::function<boost::asio::awaitable<Outcome>(ApiRequest)>;
+
+// The call of `client`, which must outlive what holds it.
+Call call_of(ApiClient& client);
 
 class ApiClient {
  public:

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fulfillsync/api/client.hpp"
 #include "fulfillsync/api/url.hpp"
@@ -15,7 +16,9 @@ namespace fulfillsync::api {
 class PageNumberPager {
  public:
   // `request` is the first page's request without Page and Limit.
-  PageNumberPager(ApiClient& client, ApiRequest request, int limit);
+  PageNumberPager(Call call, ApiRequest request, int limit);
+  PageNumberPager(ApiClient& client, ApiRequest request, int limit)
+      : PageNumberPager(call_of(client), std::move(request), limit) {}
 
   // The next page's outcome, or nothing after the last page. After a failed outcome the walk ends;
   // the caller decides whether to start over.
@@ -23,7 +26,7 @@ class PageNumberPager {
   int page() const { return page_; }
 
  private:
-  ApiClient& client_;
+  Call call_;
   ApiRequest request_;
   int limit_;
   int page_ = 0;
@@ -32,7 +35,8 @@ class PageNumberPager {
 
 class CursorPager {
  public:
-  explicit CursorPager(ApiClient& client, ApiRequest request);
+  CursorPager(Call call, ApiRequest request);
+  CursorPager(ApiClient& client, ApiRequest request) : CursorPager(call_of(client), std::move(request)) {}
 
   // The next page's outcome, or nothing once the previous page had no `next` link (see follow()).
   boost::asio::awaitable<std::optional<Outcome>> next();
@@ -41,7 +45,7 @@ class CursorPager {
   void follow(const std::optional<std::string>& next_link);
 
  private:
-  ApiClient& client_;
+  Call call_;
   ApiRequest request_;
   Query base_query_;
   bool started_ = false;
