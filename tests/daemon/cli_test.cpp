@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fulfillsync/daemon/exit_codes.hpp"
 #include "fulfillsync/daemon/push/source_intake.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/daemon_record.hpp"

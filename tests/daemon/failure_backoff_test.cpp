@@ -4,6 +4,9 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "fulfillsync/daemon/job/job.hpp"
+#include "fulfillsync/daemon/job/sync_metrics.hpp"
+
 namespace fulfillsync::daemon {
 namespace {
 
