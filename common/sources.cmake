@@ -8,5 +8,6 @@ set(FULFILLSYNC_COMMON_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/printable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/sqlite_migrations.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/sqlite_read_only.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/time_zone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/timestamps.cpp
 )

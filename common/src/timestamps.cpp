@@ -1,5 +1,7 @@
 #include "fulfillsync/common/timestamps.hpp"
 
+#include "fulfillsync/common/time_zone.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -88,6 +90,12 @@ std::string format(TimePoint when, Precision precision, std::string_view suffix)
 }  // namespace
 
 std::optional<TimePoint> parse_iso8601(std::string_view text) {
+  bool naive = false;
+  return parse_iso8601(text, naive);
+}
+
+std::optional<TimePoint> parse_iso8601(std::string_view text, bool& naive) {
+  naive = true;
   std::size_t pos = 0;
   int y = 0, mo = 0, d = 0;
   if (!read_digits(text, pos, 4, y) || !consume(text, pos, '-') || !read_digits(text, pos, 2, mo) ||
@@ -125,6 +133,7 @@ std::optional<TimePoint> parse_iso8601(std::string_view text) {
     }
 
     if (pos < text.size()) {
+      naive = false;
       if (text[pos] == 'Z' || text[pos] == 'z') {
         ++pos;
       } else if (text[pos] == '+' || text[pos] == '-') {
