@@ -49,6 +49,8 @@ else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "libc6, libstdc++6, libgcc-s1, libssl3, libsqlite3-0, libsimdjson14, libyaml-cpp0.7, libfmt9, libspdlog1.10-fmt9, libprometheus-cpp-core1.0, zlib1g, libcrypt1")
 endif()
+# merchant.timezone other than UTC reads the zone from /usr/share/zoneinfo.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "tzdata")
 # postinst runs systemd-sysusers and systemd-tmpfiles, and daemon-reload; it starts nothing.
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/packaging/deb/conffiles

@@ -12,6 +12,7 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "fulfillsync/common/logging.hpp"
+#include "fulfillsync/common/time_zone.hpp"
 #include "yaml_reader.hpp"
 
 namespace fulfillsync::config {
@@ -30,6 +31,15 @@ Section::Parse<spdlog::level::level_enum> log_level() {
     if (auto level = logging::parse_level(*name)) return level;
     why = fmt::format("'{}' is not a log level: trace, debug, info, warn, error, critical or off", *name);
     return std::nullopt;
+  };
+}
+
+// An IANA time zone the system's zoneinfo holds.
+Section::Parse<std::string> time_zone_name() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<std::string> {
+    auto name = detail::string_value()(value, why);
+    if (!name || !timestamps::TimeZone::locate(*name, why)) return std::nullopt;
+    return name;
   };
 }
 
@@ -122,6 +132,7 @@ void read_merchant(Section section, MerchantConfig& out) {
   section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
   section.read("look_back", out.look_back, Need::optional, detail::duration(0ms, 7 * 24h));
   section.read("max_clock_skew", out.max_clock_skew, Need::optional, detail::duration(0ms, 24h));
+  section.read("timezone", out.timezone, Need::optional, time_zone_name());
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 10'000));
   section.read("reconcile_interval", out.reconcile_interval, Need::optional, detail::duration(0ms, 7 * 24h));
 }

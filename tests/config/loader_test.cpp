@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -64,6 +65,7 @@ TEST_F(ConfigLoaderTest, ValidFileWithDefaults) {
   EXPECT_EQ(config.merchant.result_table_prefix, "fulfillsync_");
   EXPECT_EQ(config.merchant.look_back, 5min);
   EXPECT_EQ(config.merchant.max_clock_skew, 5min);
+  EXPECT_EQ(config.merchant.timezone, "UTC");
   EXPECT_EQ(config.merchant.batch_size, 250);
   EXPECT_EQ(config.api.version, "2026-07");
   EXPECT_EQ(config.api.requests_per_minute, 150);
@@ -91,6 +93,7 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
       "  result_table_prefix: fs_\n"
       "  look_back: 30s\n"
       "  max_clock_skew: 1m30s\n"
+      "  timezone: Europe/Berlin\n"
       "  batch_size: 50\n"
       "api:\n"
       "  base_url: http://127.0.0.1:8080\n"
@@ -124,6 +127,7 @@ TEST_F(ConfigLoaderTest, EveryKeySet) {
   EXPECT_EQ(config.merchant.result_table_prefix, "fs_");
   EXPECT_EQ(config.merchant.look_back, 30s);
   EXPECT_EQ(config.merchant.max_clock_skew, 90s);
+  EXPECT_EQ(config.merchant.timezone, "Europe/Berlin");
   EXPECT_EQ(config.merchant.batch_size, 50);
   EXPECT_EQ(config.api.version, "2025-07");
   EXPECT_EQ(config.api.ca_file, std::filesystem::path("/etc/ssl/provider.pem"));
@@ -654,6 +658,20 @@ TEST_F(ConfigLoaderTest, MerchantPollingKeysAreRangeChecked) {
   EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.batch_size: 0 is out of range: allowed 1 to 10000"),
                                            HasSubstr("merchant.look_back: '-1s' is not a duration"),
                                            HasSubstr("merchant.max_clock_skew: 2d is out of range")));
+}
+
+// Naive updated_at values are read in merchant.timezone: a name the system's zoneinfo does not hold
+// is refused where it is written, not when the first such row is read.
+TEST_F(ConfigLoaderTest, TheMerchantTimeZoneMustBeOneTheSystemKnows) {
+  for (const char* name : {"Europe/Berlim", "CEST", "../../etc/passwd"}) {
+    std::string yaml = valid();
+    const std::size_t line = static_cast<std::size_t>(std::count(yaml.begin(), yaml.begin() + yaml.find("api:"), '\n'));
+    yaml.insert(yaml.find("api:"), fmt::format("  timezone: {}\n", name));
+    EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr(fmt::format("test.yaml:{}:13: merchant.timezone: '{}' is not a "
+                                                                   "time zone",
+                                                                   line + 1, name))))
+        << name;
+  }
 }
 
 TEST_F(ConfigLoaderTest, TablePrefixMustBeAPlainIdentifier) {

@@ -51,6 +51,22 @@ class ChangeDetectionTest : public SyncFixture {
     }
     return true;
   }
+
+  // The order in which a start reads these orders: --dry-run names each as it reads it.
+  std::vector<std::string> read_order(const std::vector<std::string>& references) {
+    const auto dry = daemon({"--dry-run", "once"});
+    EXPECT_EQ(dry.exit_status, 0) << dry.stderr_text;
+    std::vector<std::pair<std::size_t, std::string>> found;
+    for (const std::string& reference : references) {
+      const std::size_t at = dry.stderr_text.find("order " + reference + " would be created");
+      EXPECT_NE(at, std::string::npos) << reference << '\n' << dry.stderr_text;
+      found.emplace_back(at, reference);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> order;
+    for (const auto& [at, reference] : found) order.push_back(reference);
+    return order;
+  }
 };
 
 // After an NTP correction or a restored snapshot, new orders and cancels carry updated_at values
@@ -105,6 +121,56 @@ TEST_F(ChangeDetectionTest, NaiveOffsetAndZTimestampsMixedInOneTableAreAllRead) 
   running->send_signal(SIGTERM);
   ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
   EXPECT_EQ(creates().first, 7);
+}
+
+// merchant.timezone: an updated_at without Z or an offset is a wall time in the shop's zone, here
+// Europe/Berlin (UTC+2 in July), mixed in one table with Z and offsets. Read as UTC, the naive ones
+// would come two hours late. The keys' order is not the instants' order.
+TEST_F(ChangeDetectionTest, NaiveTimesInTheMerchantsZoneMixedWithZAndOffsetsAreReadInTheOrderOfTheirInstants) {
+  start_sandbox();
+  drop_change_log();  // with the log, updated_at decides nothing
+  write_config("", "", "  timezone: Europe/Berlin\n");
+  insert_order("MIX-Q", 1, "2025-07-01T12:10:00");              // 10:10Z
+  insert_order("MIX-B", 2, "2025-07-01T06:20:00-04:00");        // 10:20Z
+  insert_order("MIX-K", 3, "2025-07-01T10:30:00Z");             // 10:30Z
+  insert_order("MIX-Z", 4, "2025-07-01T16:10:00.500+05:30");    // 10:40:00.500Z
+  insert_order("MIX-A", 5, "2025-07-01 12:50:00");              // 10:50Z, SQLite's form
+  EXPECT_THAT(read_order({"MIX-A", "MIX-B", "MIX-K", "MIX-Q", "MIX-Z"}),
+              ::testing::ElementsAre("MIX-Q", "MIX-B", "MIX-K", "MIX-Z", "MIX-A"));
+
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  for (const char* reference : {"MIX-A", "MIX-B", "MIX-K", "MIX-Q", "MIX-Z"}) {
+    EXPECT_EQ(result_column("state", reference), "created") << reference;
+  }
+  EXPECT_EQ(creates().first, 5);
+  EXPECT_THAT(daemon({"status"}).stdout_text, HasSubstr("Read fulfillsync_orders up to 2025-07-01T10:50:00.000Z MIX-A"));
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(creates().first, 5);
+}
+
+// Around Berlin's changes of clocks in 2025 (30 March 02:00 CET -> 03:00 CEST, 26 October 03:00 CEST
+// -> 02:00 CET, both at 01:00Z), a naive wall time the change skips or repeats takes the offset of
+// before the change: in the repeated hour, the earlier instant.
+TEST_F(ChangeDetectionTest, NaiveTimesAroundAChangeOfClocksTakeTheOffsetOfBeforeTheChange) {
+  start_sandbox();
+  drop_change_log();
+  write_config("", "", "  timezone: Europe/Berlin\n");
+  insert_order("DST-P", 1, "2025-03-30T01:15:00Z");  // 01:15Z
+  insert_order("DST-K", 2, "2025-03-30 02:30:00");   // skipped, read in CET: 01:30Z
+  insert_order("DST-X", 3, "2025-03-30T03:45:00");   // CEST: 01:45Z
+  insert_order("DST-B", 4, "2025-10-26T01:30:00");   // CEST: 2025-10-25T23:30Z
+  insert_order("DST-T", 5, "2025-10-26T02:30:00");   // repeated, the first (CEST): 00:30Z
+  insert_order("DST-M", 6, "2025-10-26 02:45:00");   // repeated, the first (CEST): 00:45Z
+  insert_order("DST-F", 7, "2025-10-26T01:00:00Z");  // 01:00Z, between the two 02:30s
+  insert_order("DST-A", 8, "2025-10-26T03:30:00");   // CET: 02:30Z
+  EXPECT_THAT(read_order({"DST-A", "DST-B", "DST-F", "DST-K", "DST-M", "DST-P", "DST-T", "DST-X"}),
+              ::testing::ElementsAre("DST-P", "DST-K", "DST-X", "DST-B", "DST-T", "DST-M", "DST-F", "DST-A"));
+
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(creates().first, 8);
+  EXPECT_THAT(daemon({"status"}).stdout_text, HasSubstr("Read fulfillsync_orders up to 2025-10-26T02:30:00.000Z DST-A"));
 }
 
 // A change made and reverted while nothing polled sends nothing: the content is what was sent.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "fulfillsync/schema/migrations.hpp"
+#include "sqlite_change_time.hpp"
 #include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
@@ -53,14 +54,6 @@ struct Source<ReturnRow> {
   static auto columns() { return return_columns(); }
   static auto line_columns() { return return_line_columns(); }
 };
-
-// updated_at as an instant in the contract's form (source_rows.hpp, change_time): strftime reads ISO
-// 8601 with Z or an offset (converted to UTC), without one (as UTC), and `YYYY-MM-DD HH:MM:SS`.
-// Anything else sorts after every time, marked, so it is reported rather than read in a wrong place.
-// Read positions compare this, never the stored text.
-constexpr std::string_view kChangeTimeSql =
-    "coalesce(CASE WHEN typeof(t.updated_at) = 'text' THEN strftime('%Y-%m-%dT%H:%M:%fZ', t.updated_at) END, "
-    "'~' || coalesce(t.updated_at, 'NULL'))";
 
 template <typename Row>
 std::string select_rows_sql(std::string_view where) {

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "fulfillsync/common/invariant.hpp"
+#include "sqlite_change_time.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -45,6 +46,7 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
     }
     // The merchant's application writes to the same file: wait for its locks rather than fail.
     db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
+    register_change_time(*db_, config.timezone);
   } catch (const SQLite::Exception& e) {
     throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
   }

@@ -81,7 +81,7 @@ void reject_ahead(OutboundLedger& ledger, SyncMetrics& metrics, const Row& row, 
                             "(merchant.max_clock_skew); taken once it is corrected or the clock reaches it",
                             merchant::Field::of(row.updated_at).describe(), config::format_duration(max_clock_skew))
               : fmt::format("{}: updated_at is not a time, found {}: write ISO 8601 with Z or an offset, or "
-                            "YYYY-MM-DD HH:MM:SS in UTC; taken once it is corrected",
+                            "YYYY-MM-DD HH:MM:SS in merchant.timezone; taken once it is corrected",
                             std::is_same_v<Row, OrderRow> ? merchant::kOrdersTable : merchant::kReturnsTable,
                             row.change_time == "~NULL" && row.updated_at.empty()
                                 ? std::string("NULL")

@@ -57,6 +57,8 @@ struct MerchantConfig {
   // servers' clock skew). The read position never passes now plus this; a row further ahead is
   // rejected until the clock or the row catches up.
   Duration max_clock_skew = std::chrono::minutes(5);
+  // The IANA zone in which an updated_at without Z or an offset is read (validated at load).
+  std::string timezone = "UTC";
   // Source rows read per batch.
   int batch_size = 250;
   // How often the reconciliation sweep compares every open source row with the outbound ledger and

@@ -40,7 +40,7 @@ struct OrderLineRow {
 };
 
 // `change_time`: updated_at as an instant, as the database parsed it (ISO 8601 with Z or an offset,
-// or without one, in UTC; SQLite's `YYYY-MM-DD HH:MM:SS`), written in the contract's form
+// or without one, in merchant.timezone; SQLite's `YYYY-MM-DD HH:MM:SS`, likewise), in the contract's form
 // `YYYY-MM-DDTHH:MM:SS.SSSZ` so that text order is time order: what read positions compare. A value
 // that is no time (NULL, a number, other text) is `~` followed by it, after every time.
 inline constexpr char kNotATime = '~';
