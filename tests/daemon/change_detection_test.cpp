@@ -67,6 +67,29 @@ class ChangeDetectionTest : public SyncFixture {
     for (const auto& [at, reference] : found) order.push_back(reference);
     return order;
   }
+
+  // A configuration like write_config's, with the metrics endpoint on a free loopback port.
+  void write_config_with_metrics(std::string_view merchant_keys) {
+    write_config("  listen: 127.0.0.1:0\n", "", merchant_keys);
+    std::string config = read_file(config_path);
+    const std::string disabled = "  enabled: false\n";
+    config.replace(config.find(disabled), disabled.size(), "  enabled: true\n");
+    write_file(config_path, config);
+  }
+
+  // fulfillsync_source_clock_steps_back_total{kind="order_create"} as the daemon on `port` exports it.
+  static double clock_steps_back(std::uint16_t port) {
+    const std::string text = http_get("127.0.0.1", port, "/metrics").body;
+    const std::string series = "fulfillsync_source_clock_steps_back_total{kind=\"order_create\"} ";
+    const std::size_t at = text.find(series);
+    return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size()));
+  }
+
+  static std::size_t occurrences(const std::string& text, std::string_view needle) {
+    std::size_t count = 0;
+    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+    return count;
+  }
 };
 
 // After an NTP correction or a restored snapshot, new orders and cancels carry updated_at values
@@ -171,6 +194,39 @@ TEST_F(ChangeDetectionTest, NaiveTimesAroundAChangeOfClocksTakeTheOffsetOfBefore
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   EXPECT_EQ(creates().first, 8);
   EXPECT_THAT(daemon({"status"}).stdout_text, HasSubstr("Read fulfillsync_orders up to 2025-10-26T02:30:00.000Z DST-A"));
+}
+
+// Without the change log a clock stepped back hides rows from the read by updated_at; the sweep
+// creates them. Each row is counted as the change log's are, and each step is logged once: rows
+// behind the same read position are one step, as far as the daemon can tell.
+TEST_F(ChangeDetectionTest, WithoutTheChangeLogAClockSteppedBackIsFoundCountedAndLoggedOncePerStep) {
+  start_sandbox();
+  drop_change_log();
+  write_config_with_metrics("  reconcile_interval: 2s\n");
+  insert_orders("NOW", 5);
+  std::uint16_t port = 0;
+  auto running = start_daemon(port);
+  ASSERT_NE(port, 0) << running->stderr_text();
+  ASSERT_TRUE(all_created("NOW", 5)) << running->stderr_text();
+
+  insert_orders_at("BACK10M", 3, "-10 minutes");
+  EXPECT_TRUE(all_created("BACK10M", 3)) << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("BACK10M-0001: updated_at", 5s)) << running->stderr_text();
+  EXPECT_EQ(clock_steps_back(port), 3);
+
+  insert_orders("CORRECTED", 1);  // the clock put right: the read position moves on
+  EXPECT_TRUE(all_created("CORRECTED", 1)) << running->stderr_text();
+  insert_orders_at("BACK2H", 3, "-2 hours");
+  EXPECT_TRUE(all_created("BACK2H", 3)) << running->stderr_text();
+  EXPECT_TRUE(running->wait_for_stderr("BACK2H-0001: updated_at", 5s)) << running->stderr_text();
+  EXPECT_EQ(clock_steps_back(port), 6);
+
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  const std::string log = running->stderr_text();
+  EXPECT_EQ(occurrences(log, "the merchant's clock stepped back"), 2u) << log;
+  EXPECT_THAT(log, HasSubstr("is older than the read position"));
+  EXPECT_EQ(creates().first, 12);
 }
 
 // A change made and reverted while nothing polled sends nothing: the content is what was sent.

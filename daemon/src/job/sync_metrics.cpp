@@ -100,8 +100,9 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Register(registry)),
       clock_steps_back_(prometheus::BuildCounter()
                             .Name("fulfillsync_source_clock_steps_back_total")
-                            .Help("Source rows read by the change log whose updated_at is older than a change read "
-                                  "before them by more than merchant.look_back: the merchant's clock stepped back.")
+                            .Help("Source rows whose updated_at is older by more than merchant.look_back than a "
+                                  "change read before them (by the change log) or than the read position (by "
+                                  "updated_at): the merchant's clock stepped back.")
                             .Register(registry)),
       reconcile_found_(prometheus::BuildCounter()
                            .Name("fulfillsync_reconcile_found_total")

@@ -230,6 +230,7 @@ bool SourceIntake<Row>::poll_by_time(int max_batches) {
   for (int i = 0; i < max_batches && more; ++i) {
     auto batch = feed_->poll();
     more = batch.more;
+    if (batch.rereads) notice_rows_behind(batch.rows, "the look-back window found it");
     if (batch.rows.empty() && batch.ahead.empty() && held_.empty()) continue;
     offer(batch.rows, batch.ahead, [&] { save_cursor(); });
   }
@@ -398,6 +399,11 @@ bool SourceIntake<Row>::sweep() {
       return std::find(pending.keys.begin(), pending.keys.end(), row->reference_id) != pending.keys.end();
     });
   }
+  if (!by_sequence_) {
+    std::vector<Row> found;
+    for (const Row* row : missed) found.push_back(*row);
+    notice_rows_behind(found, "the reconciliation sweep found it");
+  }
   if (!missed.empty()) {
     auto commit = ledger_.batch();
     for (const Row* row : missed) {
@@ -425,16 +431,58 @@ template <typename Row>
 void SourceIntake<Row>::notice_clock_step(const Row& row) {
   // updated_at decides nothing here; a row older than one already read by more than look_back still
   // says that a clock stepped back (or the application wrote an old time), which someone should know.
-  const auto when = timestamps::parse_iso8601(row.updated_at);
+  const auto when = timestamps::parse_iso8601(row.change_time);
   if (!when) return;
   if (newest_change_ && *when + options_.feed.look_back < *newest_change_) {
-    metrics_.count_clock_step_back(create_kind<Row>());
-    spdlog::warn("{} {}: updated_at {} is older than a change read before it ({}) by more than merchant.look_back: "
-                 "the merchant's clock stepped back; the change log still found it",
-                 noun<Row>(), text::printable(row.reference_id), merchant::Field::of(row.updated_at).describe(),
-                 timestamps::format_iso8601_z(*newest_change_));
+    clock_stepped_back(row, *newest_change_, "a change read before it", "the change log still found it");
   }
   if (!newest_change_ || *when > *newest_change_) newest_change_ = *when;
+}
+
+template <typename Row>
+void SourceIntake<Row>::notice_rows_behind(const std::vector<Row>& rows, std::string_view found_by) {
+  // Reading by updated_at, the read position had passed a new version older than it by more than
+  // look_back: its clock stepped back (or the application wrote an old time). Versions the ledger
+  // holds were read when they were new.
+  const auto position = timestamps::parse_iso8601(feed_->cursor().updated_at);
+  if (!position) return;
+  std::vector<const Row*> behind;
+  std::vector<std::string> keys;
+  for (const Row& row : rows) {
+    const auto when = timestamps::parse_iso8601(row.change_time);
+    if (when && *when + options_.feed.look_back < *position) {
+      behind.push_back(&row);
+      keys.push_back(row.reference_id);
+    }
+  }
+  if (behind.empty()) return;
+  const auto known = ledger_.hashes(create_kind<Row>(), keys);
+  std::map<std::string, std::string, std::less<>> cancels;
+  if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
+  for (const Row* row : behind) {
+    bool seen = false;
+    if constexpr (std::is_same_v<Row, OrderRow>) seen = cancel_requested(*row) && cancels.contains(row->reference_id);
+    const auto create = known.find(row->reference_id);
+    seen = seen || (create != known.end() && create->second == row->content_hash);
+    if (!seen) clock_stepped_back(*row, *position, "the read position", found_by);
+  }
+}
+
+template <typename Row>
+void SourceIntake<Row>::clock_stepped_back(const Row& row, timestamps::TimePoint passed, std::string_view what_passed,
+                                           std::string_view found_by) {
+  metrics_.count_clock_step_back(create_kind<Row>());
+  // Once per step: every row written after it is older than the same position.
+  const bool new_step = step_reported_ != passed;
+  step_reported_ = passed;
+  spdlog::log(new_step ? spdlog::level::warn : spdlog::level::debug,
+              "{} {}: updated_at {} is older than {} ({}) by more than merchant.look_back: the merchant's clock "
+              "stepped back; {}{}",
+              noun<Row>(), text::printable(row.reference_id), merchant::Field::of(row.updated_at).describe(),
+              what_passed, timestamps::format_iso8601_z(passed), found_by,
+              new_step ? " (rows of this step after it are counted in fulfillsync_source_clock_steps_back_total, "
+                         "logged at debug)"
+                       : "");
 }
 
 template <typename Row>

@@ -103,6 +103,12 @@ class SourceIntake final : public Intake {
   void save_sequence();
   void prune_change_log();
   void notice_clock_step(const Row& row);
+  // Reading by updated_at: rows read again by the look-back window or found by the sweep that are
+  // new versions older than the read position by more than look_back.
+  void notice_rows_behind(const std::vector<Row>& rows, std::string_view found_by);
+  // Counts a row of a clock that stepped back, older than `passed`; logs it at warn once per step.
+  void clock_stepped_back(const Row& row, timestamps::TimePoint passed, std::string_view what_passed,
+                          std::string_view found_by);
   // One batch of the reconciliation sweep; returns whether the pass has more to compare.
   bool sweep();
   merchant::ChangeFeed<Row> make_feed();
@@ -125,6 +131,7 @@ class SourceIntake final : public Intake {
   bool sequence_pending_ = true;            // more log entries wait: read without asking the counter
   bool prune_owed_ = false;
   std::optional<timestamps::TimePoint> newest_change_;  // the latest updated_at read, for clock steps
+  std::optional<timestamps::TimePoint> step_reported_;  // what the last clock step logged was older than
 
   // The reconciliation sweep.
   timestamps::TimePoint next_sweep_{};
