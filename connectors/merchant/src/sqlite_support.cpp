@@ -84,13 +84,22 @@ Upsert::~Upsert() = default;
 
 int Upsert::write(SqlValues row) {
   if (!statement_) {
-    for (const Named& named : row) columns_.push_back(named.name);
     statement_ = std::make_unique<SQLite::Statement>(db_, sql(row));
+    assert(static_cast<int>(row.size()) == statement_->getBindParameterCount());
+    // Looked up once: finding a parameter by name scans them all, for every value of every row.
+    for (const Named& named : row) {
+      columns_.push_back(named.name);
+      indexes_.push_back(statement_->getIndex(fmt::format(":{}", named.name).c_str()));
+      FULFILLSYNC_INVARIANT(indexes_.back() > 0, "an Upsert's SQL names a parameter for each column");
+    }
   }
   FULFILLSYNC_INVARIANT(std::equal(row.begin(), row.end(), columns_.begin(), columns_.end(),
                                    [](const Named& named, std::string_view column) { return named.name == column; }),
                         "every row of an Upsert names the columns of its first row, in that order");
-  return run(*statement_, row);
+  statement_->reset();
+  statement_->clearBindings();
+  for (std::size_t i = 0; i < row.size(); ++i) row[i].value.bind(*statement_, indexes_[i]);
+  return statement_->exec();
 }
 
 // INSERT INTO t ("a", "b") VALUES (:a, :b) ON CONFLICT ("a") DO UPDATE SET "b" = excluded."b" WHERE ...

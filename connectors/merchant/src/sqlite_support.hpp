@@ -154,6 +154,7 @@ class Upsert {
   std::string table_;
   std::optional<OnConflict> on_conflict_;
   std::vector<std::string_view> columns_;  // of the first row
+  std::vector<int> indexes_;               // of their parameters in the statement
   std::unique_ptr<SQLite::Statement> statement_;
 };
 
