@@ -213,9 +213,7 @@ void CancelPushJob::record(const std::string& key, std::int64_t order_id, const 
     case OutcomeKind::unauthorized:
     case OutcomeKind::forbidden:
     case OutcomeKind::not_sent:
-      ledger.mark_pending(LedgerKind::order_cancel, key, outcome.detail);
-      run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
-      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+      requeue_unsent(LedgerKind::order_cancel, key, outcome, run);
       return;
   }
 }

@@ -251,9 +251,7 @@ void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRec
     case OutcomeKind::unauthorized:
     case OutcomeKind::forbidden:
     case OutcomeKind::not_sent:
-      context_.ledger.mark_pending(kind_, key, outcome.detail);
-      run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
-      run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+      requeue_unsent(kind_, key, outcome, run);
       return;
   }
 }

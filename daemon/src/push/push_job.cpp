@@ -133,6 +133,12 @@ bool PushJob::paused() const { return backoff_.paused(); }
 
 bool PushJob::poll_source() { return intake_ != nullptr && intake_->poll(kIntakeBatchesPerRun); }
 
+void PushJob::requeue_unsent(LedgerKind kind, const std::string& key, const api::Outcome& outcome, JobRun& run) {
+  context_.ledger.mark_pending(kind, key, outcome.detail);
+  run.ok = run.ok && outcome.kind == OutcomeKind::throttled;
+  run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
+}
+
 int PushJob::chunk_size() const {
   const int ten_seconds = std::max(context_.client.options().requests_per_minute / 6, config_.concurrency);
   return std::min(config_.batch_size, ten_seconds);

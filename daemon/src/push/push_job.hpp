@@ -66,6 +66,10 @@ class PushJob : public Job {
   // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
   int chunk_size() const;
 
+  // A send the provider did not execute (429, refused credentials, never left): pending again with
+  // the same body, and the job backs off (a 429 is not a failed run).
+  void requeue_unsent(LedgerKind kind, const std::string& key, const api::Outcome& outcome, JobRun& run);
+
   // One send of a chunk, made with `before_send` as the hook that marks it: returns its outcome.
   using SendOne = std::function<boost::asio::awaitable<api::Outcome>(std::size_t i, api::BeforeSend before_send)>;
 
