@@ -453,6 +453,38 @@ class PulledRecordsTest : public MerchantDatabaseTest {
   std::unique_ptr<SqliteMerchantDatabase> db = open();
 };
 
+// The orders whose cancel the provider does not show: refused, or cancelled and then shown otherwise
+// by a status pulled after the cancel; only while the merchant's row still asks for the cancel.
+TEST_F(PulledRecordsTest, CancelMismatchesAreTheCancelsTheProviderDoesNotShow) {
+  const auto t_cancel = timestamps::parse_iso8601(t2).value();
+  const auto result = [&](const std::string& reference, std::int64_t id, const std::string& state) {
+    SyncResult row{.reference_id = reference, .state = state, .remote_id = id, .remote_status = "Processing",
+                   .attempts = 1, .updated_at = t_cancel};
+    if (state == "cancelled") row.cancel_requested_at = row.cancelled_at = t_cancel;
+    return row;
+  };
+  for (const char* reference : {"C-1", "C-2", "C-3", "C-4", "C-5"}) add_order(reference, t1);
+  app.exec("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id <> 'C-5'");
+  db->results().write_results(SourceKind::orders,
+                              std::vector<SyncResult>{result("C-1", 101, "cancel_rejected"), result("C-2", 102, "cancelled"),
+                                                      result("C-3", 103, "cancelled"), result("C-4", 104, "cancelled"),
+                                                      result("C-5", 105, "cancel_rejected")});
+  const std::vector<OrderStatusRecord> statuses = {
+      {.reference_id = "C-1", .remote_id = 101, .status = "Fulfilled", .as_of = t1},
+      {.reference_id = "C-2", .remote_id = 102, .status = "Processing", .as_of = t3},  // after the cancel
+      {.reference_id = "C-3", .remote_id = 103, .status = "Processing", .as_of = t1},  // before it: says nothing
+      {.reference_id = "C-4", .remote_id = 104, .status = "Cancelled", .as_of = t3},
+      {.reference_id = "C-5", .remote_id = 105, .status = "Fulfilled", .as_of = t1},  // the merchant accepted it
+  };
+  db->pulled().write_shipments(statuses, {});
+  std::vector<std::string> found;
+  for (const auto& row : db->results().cancel_mismatches(10)) {
+    found.push_back(row.reference_id + ":" + *row.remote_status);
+  }
+  EXPECT_THAT(found, ElementsAre("C-1:Fulfilled", "C-2:Processing"));
+  EXPECT_EQ(db->results().cancel_mismatches(1).size(), 1u);
+}
+
 TEST_F(PulledRecordsTest, WritesShipmentsWithItemsAndTrackingAndAReplayChangesNothing) {
   created_order("O-1", 101);
   const std::vector<OrderStatusRecord> orders = {

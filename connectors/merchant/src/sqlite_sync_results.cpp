@@ -115,4 +115,25 @@ std::optional<SyncResult> SqliteSyncResults::read_result(SourceKind kind, std::s
       });
 }
 
+std::vector<SyncResult> SqliteSyncResults::cancel_mismatches(std::size_t limit) {
+  const std::string table = connection_.result_table(SourceKind::orders);
+  return connection_.guarded(fmt::format("reading {}", table), [&] {
+    // Only while the merchant's row still asks for the cancel: clearing cancel_requested is how the
+    // merchant accepts the delivery. A `cancelled` row keeps the status pulled before its cancel
+    // until the next pull: only a status the provider changed after the cancel contradicts it.
+    SQLite::Statement query(
+        db(), "SELECT " + result_columns(SourceKind::orders) + " FROM " + table +
+                  " AS r WHERE remote_id IS NOT NULL AND remote_status IS NOT NULL AND remote_status <> 'Cancelled'"
+                  " AND (state = 'cancel_rejected' OR (state = 'cancelled' AND remote_updated_at IS NOT NULL AND"
+                  " (cancelled_at IS NULL OR julianday(remote_updated_at) > julianday(cancelled_at))))"
+                  " AND EXISTS (SELECT 1 FROM " + sql_name(kOrdersTable) +
+                  " AS o WHERE o.reference_id = r.reference_id AND o.cancel_requested = 1)"
+                  " ORDER BY reference_id LIMIT ?");
+    query.bind(1, static_cast<int64_t>(limit));
+    std::vector<SyncResult> results;
+    while (query.executeStep()) results.push_back(read_result_row(query, SourceKind::orders));
+    return results;
+  });
+}
+
 }  // namespace fulfillsync::merchant

@@ -15,6 +15,7 @@ class SqliteSyncResults final : public SyncResults {
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;
   std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) override;
   std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) override;
+  std::vector<SyncResult> cancel_mismatches(std::size_t limit) override;
 
  private:
   SQLite::Database& db() { return connection_.db(); }

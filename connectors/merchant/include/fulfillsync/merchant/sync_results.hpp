@@ -63,6 +63,12 @@ class SyncResults {
   virtual std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) = 0;
   virtual std::vector<SyncResult> latest_results(SourceKind kind, std::string_view state, std::size_t limit) = 0;
   virtual std::optional<SyncResult> read_result(SourceKind kind, std::string_view reference_id) = 0;
+
+  // Orders whose cancel the provider does not show: the merchant's row asks for the cancel
+  // (cancel_requested = 1) and the result says `cancel_rejected`, or says `cancelled` while the
+  // provider's status, pulled after the cancel, is another. Only created orders (a remote id) whose
+  // provider status is known; by reference id, at most `limit`.
+  virtual std::vector<SyncResult> cancel_mismatches(std::size_t limit) = 0;
 };
 
 }  // namespace fulfillsync::merchant
