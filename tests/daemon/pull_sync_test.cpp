@@ -9,6 +9,7 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kTrackingMarksRefused = 65;
 // The sandbox's demo catalogue: an inventory item with stock at three centers.
@@ -451,6 +452,97 @@ TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   EXPECT_TRUE(merchant_lots(kWatchedInventory).empty());
+}
+
+// The checkpoint store has an order's cancel applied (a store restored from a copy that adopted it,
+// or a provider that undid it), yet the provider shows the order Processing, changed after the
+// cancel: the cancel is sent again, and only once.
+TEST_F(PullSyncTest, ACancelTheProviderDoesNotShowIsSentAgainOnce) {
+  start();
+  insert_order("AGAIN-0001", 1);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("remote_status", "AGAIN-0001"), "Processing");
+
+  // The merchant cancels; the ledger takes the cancel, which is not sent (push_cancels is off) but
+  // recorded as applied, as a store that adopted it would have it.
+  const std::string config = read_file(config_path);
+  const std::string cancels_on = "push_cancels: {interval: 50ms}";
+  std::string cancels_off = config;
+  cancels_off.replace(cancels_off.find(cancels_on), cancels_on.size(), "push_cancels: {interval: 50ms, enabled: false}");
+  write_file(config_path, cancels_off);
+  request_cancel("AGAIN-0001");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  {
+    SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READWRITE);
+    ASSERT_EQ(store.exec("UPDATE outbound_ledger SET state = 'applied', remote_status = 'Cancelled', "
+                         "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), result_pending = 1 "
+                         "WHERE kind = 'order_cancel' AND source_key = 'AGAIN-0001'"),
+              1);
+  }
+  write_file(config_path, config);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_states()["AGAIN-0001"], "cancelled");
+
+  // The provider's order moves on (picked), still Processing: the pull writes that status.
+  advance_clock(70);
+  std::string logs;
+  for (int run = 0; run < 3; ++run) {
+    result = once();
+    ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+    logs += result.stderr_text;
+  }
+  EXPECT_THAT(logs, HasSubstr("the provider shows it Processing; sending the cancel again"));
+  EXPECT_EQ(provider_orders()["AGAIN-0001"].status, "Cancelled");
+  EXPECT_EQ(cancels_processed()["AGAIN-0001"], 1);
+  EXPECT_EQ(result_states()["AGAIN-0001"], "cancelled");
+  EXPECT_EQ(result_column("remote_status", "AGAIN-0001"), "Cancelled");
+}
+
+// An order cancelled at the merchant after it shipped: the provider refuses the cancel and the order
+// will be delivered. It is never silent: `status` lists it, the metric counts it (the alert's test
+// in monitoring/fulfillsync-alerts.test.yml fires on that series).
+TEST_F(PullSyncTest, ACancelAfterShippingIsListedAndCounted) {
+  start();
+  insert_order("LATE-0001", 1);
+  insert_order("LATE-0002", 2);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);  // shipped
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("remote_status", "LATE-0001"), "Fulfilled");
+
+  request_cancel("LATE-0001");
+  result = once();
+  ASSERT_NE(result.exit_status, 69) << result.stderr_text;
+  EXPECT_EQ(result_states()["LATE-0001"], "cancel_rejected");
+
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("Cancels the provider does not show: 1\n"));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("order LATE-0001 \\(provider order [0-9]+\\): cancel_rejected, "
+                                                           "the provider shows Fulfilled: cannot be cancelled any more"));
+  EXPECT_THAT(status.stdout_text, Not(HasSubstr("LATE-0002")));
+  const auto json = daemon({"status", "--json"});
+  EXPECT_THAT(json.stdout_text, ::testing::ContainsRegex(
+                                    R"("cancel_mismatches": ?\[\{"reference_id": ?"LATE-0001", ?"state": ?"cancel_rejected")"));
+
+  // The running daemon counts it.
+  write_config("  listen: 127.0.0.1:0\n", kPullJobs);
+  std::string config = read_file(config_path);
+  const std::string disabled = "  enabled: false\n";
+  config.replace(config.rfind(disabled), disabled.size(), "  enabled: true\n");
+  write_file(config_path, config);
+  std::uint16_t port = 0;
+  auto running = start_daemon(port);
+  ASSERT_NE(port, 0) << running->stderr_text();
+  ASSERT_TRUE(running->wait_for_stderr("left to an operator", 20s)) << running->stderr_text();
+  const auto metrics = http_get("127.0.0.1", port, "/metrics");
+  EXPECT_THAT(metrics.body, HasSubstr("\nfulfillsync_cancel_mismatches 1\n"));
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
 }
 
 }  // namespace

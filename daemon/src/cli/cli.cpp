@@ -123,16 +123,17 @@ int status(const CommandLine& line) {
     CheckpointStore store(config->checkpoint.path, CheckpointStore::Access::alongside);
     OutboundLedger ledger(store);
     daemon = read_daemon_status(store, config->api.retry.attempts);
+    std::unique_ptr<merchant::MerchantDatabase> merchant;
+    try {
+      merchant = merchant::open_merchant_database(config->merchant);
+    } catch (const merchant::MerchantDatabaseError& e) {
+      spdlog::warn("without the merchant database: {}", e.what());
+    }
+    merchant::SyncResults* const results = merchant ? &merchant->results() : nullptr;
     if (line.json) {
-      std::cout << format_status_json(store.path(), &ledger, daemon);
+      std::cout << format_status_json(store.path(), &ledger, daemon, results);
     } else {
-      std::unique_ptr<merchant::MerchantDatabase> merchant;
-      try {
-        merchant = merchant::open_merchant_database(config->merchant);
-      } catch (const merchant::MerchantDatabaseError& e) {
-        spdlog::warn("without the merchant database: {}", e.what());
-      }
-      std::cout << format_status(store, ledger, merchant ? &merchant->source() : nullptr, daemon);
+      std::cout << format_status(store, ledger, merchant ? &merchant->source() : nullptr, results, daemon);
     }
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

@@ -14,6 +14,7 @@
 #include "fulfillsync/daemon/push/source_intake.hpp"
 #include "fulfillsync/daemon/store/job_stats.hpp"
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
+#include "push/cancel_push_job.hpp"
 #include "service/progress_report.hpp"
 
 namespace fulfillsync::daemon {
@@ -221,9 +222,48 @@ std::int64_t rows_without_result(merchant::SourceTables* merchant, const std::op
   }
 }
 
+// The rows fulfillsync_cancel_mismatches counts and those the daemon sends again, as the last pull
+// left the result table; nothing when the merchant database cannot be read.
+constexpr std::size_t kMismatchesRead = 1000;
+std::optional<std::vector<merchant::SyncResult>> cancel_mismatches(merchant::SyncResults* results) {
+  if (results == nullptr) return std::nullopt;
+  try {
+    return results->cancel_mismatches(kMismatchesRead);
+  } catch (const merchant::MerchantDatabaseError&) {
+    return std::nullopt;  // no result tables yet, or the file cannot be read: said as "cannot tell"
+  }
+}
+
+std::string_view mismatch_action(const merchant::SyncResult& row) {
+  return classify_cancel_mismatch(row) == CancelMismatch::send_again ? "cancel being sent again"
+                                                                      : "cannot be cancelled any more";
+}
+
+std::string format_cancel_mismatches(merchant::SyncResults* results) {
+  constexpr std::size_t kListed = 50;
+  const auto rows = cancel_mismatches(results);
+  if (!rows) {
+    return results == nullptr ? "" : "Cancels the provider does not show: cannot tell (the result table cannot be read)\n";
+  }
+  if (rows->empty()) return "Cancels the provider does not show: none\n";
+  std::string out = fmt::format("Cancels the provider does not show: {}{}\n", rows->size(),
+                                rows->size() == kMismatchesRead ? " or more" : "");
+  for (std::size_t i = 0; i < rows->size() && i < kListed; ++i) {
+    const auto& row = (*rows)[i];
+    out += fmt::format("  order {} (provider order {}): {}, the provider shows {}: {}",
+                       shortened_reference(row.reference_id), row.remote_id.value_or(0), row.state,
+                       text::printable(row.remote_status.value_or("")), mismatch_action(row));
+    if (row.last_error) out += fmt::format(" ({})", text::printable(*row.last_error));
+    out += '\n';
+  }
+  if (rows->size() > kListed) out += fmt::format("  and {} more\n", rows->size() - kListed);
+  return out;
+}
+
 }  // namespace
 
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
+                          merchant::SyncResults* results,
                           const DaemonStatus& daemon) {
   std::string out = daemon_lines(daemon, store.path()) + '\n';
   const auto since = saved_starting_point(store);
@@ -271,6 +311,7 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
   } else {
     out += "Nothing waiting to be sent\n";
   }
+  out += format_cancel_mismatches(results);
   out += '\n' + format_summary(ledger);
   out += '\n' + format_pull_side(store, daemon.failing_after);
   return out;
@@ -322,7 +363,8 @@ std::string format_pull_side(CheckpointStore& store, int failing_after) {
   return out;
 }
 
-std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status) {
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status,
+                               merchant::SyncResults* results) {
   json::JsonWriter w;
   w.begin_object();
   w.field("checkpoint_store", store.string());
@@ -398,6 +440,23 @@ std::string format_status_json(const std::filesystem::path& store, OutboundLedge
         .end_object();
   }
   w.end_array();
+  w.key("cancel_mismatches");
+  if (const auto rows = cancel_mismatches(results)) {
+    w.begin_array();
+    for (const auto& row : *rows) {
+      w.begin_object()
+          .field("reference_id", text::printable(row.reference_id))
+          .field("state", row.state)
+          .field("remote_id", row.remote_id.value_or(0))
+          .field("remote_status", text::printable(row.remote_status.value_or("")))
+          .field("sent_again", classify_cancel_mismatch(row) == CancelMismatch::send_again)
+          .field("last_error", row.last_error ? std::optional(text::printable(*row.last_error)) : std::nullopt)
+          .end_object();
+    }
+    w.end_array();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.take() + '\n';
 }

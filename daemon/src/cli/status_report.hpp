@@ -14,6 +14,7 @@
 #include "fulfillsync/daemon/store/job_stats.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
+#include "fulfillsync/merchant/sync_results.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -47,13 +48,17 @@ std::string format_summary(OutboundLedger& ledger, int rejections = 10);
 
 // The daemon's lines (running or not, PID, uptime, what it waits for, whether anything ever
 // succeeded), then the summary with the starting point, the source cursors, the rows not read yet
-// (when the merchant's source tables are given), the oldest waiting entry, and the pull side.
+// (when the merchant's source tables are given), the oldest waiting entry, the orders whose cancel
+// the provider does not show (when its result tables are given), and the pull side.
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
+                          merchant::SyncResults* results,
                           const DaemonStatus& daemon);
 
 // The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the
 // outbound counts are 0 and there are no rejections: the shape is the same.
-std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon);
+// `cancel_mismatches` lists the orders whose cancel the provider does not show (null without `results`).
+std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon,
+                               merchant::SyncResults* results = nullptr);
 
 // Where the shipments pull stands, the tracking marks by state (and why any keep failing), and each
 // job's runs, failures, items, last success and lag, state, last answer and last error as the daemon

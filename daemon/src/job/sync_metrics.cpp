@@ -98,6 +98,12 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                  .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
                        "row shows them).")
                  .Register(registry)),
+      cancel_mismatches_(prometheus::BuildGauge()
+                             .Name("fulfillsync_cancel_mismatches")
+                             .Help("Orders cancelled at the merchant whose cancel the provider does not show and that "
+                                   "cannot be cancelled any more (refused, or shipped); `status` lists them.")
+                             .Register(registry)
+                             .Add({})),
       clock_steps_back_(prometheus::BuildCounter()
                             .Name("fulfillsync_source_clock_steps_back_total")
                             .Help("Source rows whose updated_at is older by more than merchant.look_back than a "
@@ -193,6 +199,8 @@ void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, 
 }
 
 void SyncMetrics::set_oldest_waiting_age(double seconds) { oldest_waiting_.Set(seconds); }
+
+void SyncMetrics::set_cancel_mismatches(int count) { cancel_mismatches_.Set(count); }
 
 void SyncMetrics::set_backlog(std::string_view job, double remaining, double eta_seconds) {
   backlog_.Add({{kJobLabel, std::string(job)}}).Set(remaining);

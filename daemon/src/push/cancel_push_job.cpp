@@ -4,6 +4,7 @@
 #include <cassert>
 #include <exception>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,62 @@ std::map<std::int64_t, std::string> statuses_of(const api::OrderPage& page) {
   return status_of;
 }
 
+// How often the result table is checked for cancels the provider does not show; the statuses it
+// holds change only with the shipments pull.
+constexpr auto kIntentCheckInterval = std::chrono::minutes(2);
+// Rows read per check: more would be a flood to settle by hand, and the gauge says "at least".
+constexpr std::size_t kIntentCheckLimit = 1000;
+
 }  // namespace
+
+bool provider_can_cancel(std::string_view status) {
+  // The spec's order statuses; PartiallyFulfilled, Fulfilled have shipments out, Cancelled is done.
+  return status == "Processing" || status == "Exception" || status == "ImportReview";
+}
+
+CancelMismatch classify_cancel_mismatch(const merchant::SyncResult& row) {
+  // A refused cancel is not sent again by itself: an operator sends it again (`fulfillsyncd retry`) if it should be.
+  const bool applied = row.state == "cancelled";
+  return applied && row.remote_status && provider_can_cancel(*row.remote_status) ? CancelMismatch::send_again
+                                                                                 : CancelMismatch::surfaced;
+}
+
+void CancelPushJob::check_intent() {
+  const auto now = std::chrono::steady_clock::now();
+  if (intent_checked_at_ && now - *intent_checked_at_ < kIntentCheckInterval) return;
+  std::vector<merchant::SyncResult> rows;
+  try {
+    rows = sync_results_.cancel_mismatches(kIntentCheckLimit);
+  } catch (const merchant::MerchantDatabaseError& e) {
+    spdlog::warn("{}: cannot check the cancels against the provider's statuses ({}); trying again next run", name(),
+                 e.what());
+    return;
+  }
+  intent_checked_at_ = now;
+  std::set<std::string, std::less<>> surfaced;
+  auto& ledger = context_.ledger;
+  auto batch = ledger.batch();
+  for (const auto& row : rows) {
+    const std::string status = row.remote_status.value_or("");
+    if (classify_cancel_mismatch(row) == CancelMismatch::send_again &&
+        ledger.reopen_cancel(row.reference_id, fmt::format("the provider shows the order {} after its cancel",
+                                                           status))) {
+      context_.metrics.count_items(name(), "reopened");
+      spdlog::warn("order {}: cancelled, yet the provider shows it {}; sending the cancel again",
+                   text::printable(row.reference_id), text::printable(status));
+      continue;
+    }
+    if (!surfaced_.contains(row.reference_id)) {
+      spdlog::warn("order {}: cancelled at the merchant, but the provider shows it {} ({}); it cannot be cancelled "
+                   "any more and is left to an operator (status lists it)",
+                   text::printable(row.reference_id), text::printable(status), row.state);
+    }
+    surfaced.insert(row.reference_id);
+  }
+  batch.commit();
+  context_.metrics.set_cancel_mismatches(static_cast<int>(surfaced.size()));
+  surfaced_ = std::move(surfaced);
+}
 
 int CancelPushJob::backlog() { return context_.ledger.waiting(LedgerKind::order_cancel); }
 
@@ -43,6 +99,7 @@ asio::awaitable<JobRun> CancelPushJob::run() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   run.more = poll_source();
+  check_intent();
   co_await reconcile(run);
   if (run.back_off > 0ms) {
     context_.results.flush(merchant::SourceKind::orders, name());

@@ -126,7 +126,8 @@ void Service::add_push_jobs() {
   if (sync.push_cancels.enabled) {
     // One job reads the orders table: push_orders when it runs, so that its backpressure holds.
     Intake* const orders = sync.push_orders.enabled ? nullptr : order_intake_.get();
-    scheduler_->add(std::make_unique<CancelPushJob>(context_for("push_cancels"), sync.push_cancels, orders),
+    scheduler_->add(std::make_unique<CancelPushJob>(context_for("push_cancels"), sync.push_cancels, orders,
+                                                    merchant_->results()),
                     sync.push_cancels.interval);
   }
   if (sync.push_returns.enabled) {

@@ -233,6 +233,14 @@ void OutboundLedger::mark_pending(LedgerKind kind, std::string_view source_key, 
              std::nullopt, reason);
 }
 
+bool OutboundLedger::reopen_cancel(std::string_view source_key, std::string_view reason) {
+  const auto cancel = find(LedgerKind::order_cancel, source_key);
+  if (!cancel || cancel->state != LedgerState::applied) return false;
+  transition(LedgerKind::order_cancel, source_key, {LedgerState::applied}, LedgerState::pending, std::nullopt,
+             std::nullopt, reason);
+  return true;
+}
+
 void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                               std::string_view reason) {
   const auto existing = find(kind, source_key);

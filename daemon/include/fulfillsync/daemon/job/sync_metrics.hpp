@@ -63,6 +63,9 @@ class SyncMetrics {
   // cycle began.
   void set_lag(std::string_view job, std::chrono::system_clock::duration lag);
   void set_tracking_marks(const std::map<MarkState, int>& counts);
+  // Orders cancelled at the merchant whose cancel the provider does not show and cannot be sent again
+  // (refused, or the order shipped): listed by `status`, for an operator to settle.
+  void set_cancel_mismatches(int count);
 
   // A source row read by the change log whose updated_at is older than one read before it by more
   // than merchant.look_back: the merchant's clock stepped back (the row is taken all the same).
@@ -88,6 +91,7 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& eta_;
   prometheus::Family<prometheus::Gauge>& lag_;
   prometheus::Family<prometheus::Gauge>& marks_;
+  prometheus::Gauge& cancel_mismatches_;
   prometheus::Family<prometheus::Counter>& clock_steps_back_;
   prometheus::Family<prometheus::Counter>& reconcile_found_;
 };

@@ -126,6 +126,9 @@ class OutboundLedger {
   void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
   // Not executed (429, not sent): back to pending, the same body.
   void mark_pending(LedgerKind kind, std::string_view source_key, std::string_view reason);
+  // An applied cancel whose order the provider shows not cancelled after all: pending again, to be
+  // read and sent once more. False when the cancel is not applied (left as it is).
+  bool reopen_cancel(std::string_view source_key, std::string_view reason);
   // Never to be sent (an order cancelled before it was created), recording `content_hash` as the
   // version seen; creates the entry when there is none. A row in flight or created cannot be withdrawn.
   void withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
