@@ -69,10 +69,9 @@ int run(SQLite::Statement& statement, SqlValues values) {
   statement.clearBindings();
   // Each parameter named once: none is left NULL by mistake (a name the SQL lacks throws).
   assert(static_cast<int>(values.size()) == statement.getBindParameterCount());
-  std::string parameter;
   for (const Named& named : values) {
-    parameter.assign(":").append(named.name);
-    named.value.bind(statement, statement.getIndex(parameter.c_str()));
+    // fmt, not string concatenation: GCC 12 at -O3 warns falsely (-Wrestrict) on the latter.
+    named.value.bind(statement, statement.getIndex(fmt::format(":{}", named.name).c_str()));
   }
   return statement.exec();
 }
@@ -106,27 +105,27 @@ int Upsert::write(SqlValues row) {
 std::string Upsert::sql(SqlValues row) const {
   std::string names, values;
   for (const Named& named : row) {
-    names += (names.empty() ? "" : ", ") + sql_name(named.name);
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", sql_name(named.name));
     values += fmt::format("{}:{}", values.empty() ? "" : ", ", named.name);
   }
   std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", table_, names, values);
   if (!on_conflict_) return sql;
 
   std::string keys, updates;
-  for (std::string_view key : on_conflict_->key) keys += (keys.empty() ? "" : ", ") + sql_name(key);
+  for (std::string_view key : on_conflict_->key) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", sql_name(key));
   for (const Named& named : row) {
     const bool written_out = std::any_of(on_conflict_->set.begin(), on_conflict_->set.end(),
                                          [&](const auto& assignment) { return assignment.first == named.name; });
     if (contains(on_conflict_->key, named.name) || contains(on_conflict_->insert_only, named.name) || written_out) {
       continue;
     }
-    updates += (updates.empty() ? "" : ", ") + sql_name(named.name) + " = excluded." + sql_name(named.name);
+    updates += fmt::format("{0}{1} = excluded.{1}", updates.empty() ? "" : ", ", sql_name(named.name));
   }
   for (const auto& [column, expression] : on_conflict_->set) {
-    updates += (updates.empty() ? "" : ", ") + sql_name(column) + " = " + expression;
+    updates += fmt::format("{}{} = {}", updates.empty() ? "" : ", ", sql_name(column), expression);
   }
   sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET {}", keys, updates);
-  if (!on_conflict_->where.empty()) sql += " WHERE " + on_conflict_->where;
+  if (!on_conflict_->where.empty()) sql += fmt::format(" WHERE {}", on_conflict_->where);
   return sql;
 }
 
