@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <utility>
 
@@ -14,10 +15,12 @@
 #include "fulfillsync/api/token_source.hpp"
 #include "fulfillsync/api/transport.hpp"
 #include "fulfillsync/common/asio.hpp"
+#include "fulfillsync/common/time_zone.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/merchant/sqlite_check.hpp"
+#include "push/source_time_zone.hpp"
 #include "service/http_endpoint.hpp"
 #include "store/checkpoint_token_store.hpp"
 
@@ -62,6 +65,36 @@ std::optional<ConfigCheck> check_starting_point(const config::SyncConfig& sync) 
                      fmt::format("{} is in the future: nothing older is sent or pulled, so nothing is until then; "
                                  "fix: set the date the sync should start from",
                                  *sync.orders_since)};
+}
+
+// The zone naive updated_at values are read in, with its offset now, and whether the checkpoint
+// store's read positions were saved under another one.
+ConfigCheck check_time_zone(const config::Config& config) {
+  std::string why;
+  const auto zone = timestamps::TimeZone::locate(config.merchant.timezone, why);
+  if (!zone) return {Level::error, "merchant.timezone", why};
+  const auto now = timestamps::Clock::now();
+  const auto offset = std::chrono::duration_cast<std::chrono::minutes>(zone->offset_at(now)).count();
+  std::string message = fmt::format("{} (now UTC{}{:02}:{:02}): an updated_at without Z or an offset is a wall time "
+                                    "there",
+                                    zone->name(), offset < 0 ? '-' : '+', std::abs(offset) / 60, std::abs(offset) % 60);
+  std::optional<std::string> saved;
+  std::error_code error;
+  if (std::filesystem::exists(config.checkpoint.path, error)) {
+    try {
+      CheckpointStore store(config.checkpoint.path, CheckpointStore::Access::read_only);
+      saved = saved_source_time_zone(store);
+    } catch (const std::exception&) {
+      // The store's own problems are the daemon's to report at start.
+    }
+  }
+  if (saved && *saved != zone->name()) {
+    return {Level::warning, "merchant.timezone",
+            fmt::format("{}; the checkpoint store's read positions were saved under {}: the next start reads the "
+                        "last 27 hours of rows by updated_at again (nothing is sent twice)",
+                        message, *saved)};
+  }
+  return {Level::ok, "merchant.timezone", std::move(message)};
 }
 
 // GET /channel with the configured token: the channel creating calls would name.
@@ -128,6 +161,7 @@ std::vector<ConfigCheck> check_configuration(const config::Config& config, bool 
                                                                              : Level::ok;
     checks.push_back({level, finding.subject, finding.message});
   }
+  checks.push_back(check_time_zone(config));
   checks.push_back(check_checkpoint_directory(config.checkpoint.path));
   if (const auto& oauth = config.api.oauth) {
     checks.push_back(check_secret("api.oauth.client_secret_file", oauth->client_secret_file));

@@ -22,6 +22,7 @@
 #include "pull/pull_shipments.hpp"
 #include "push/cancel_push_job.hpp"
 #include "push/create_push_job.hpp"
+#include "push/source_time_zone.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
@@ -90,6 +91,7 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   rebuild_ = std::make_unique<StoreRebuild>(merchant_->results(), *checkpoint_, *ledger_);
   rebuild_->adopt(config_.sync.orders_since);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
+  adopt_source_time_zone(*checkpoint_, config_.merchant.timezone);
   const auto version = api::parse_api_version(config_.api.version);
   assert(version && "the loader accepts only known versions");
   const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
