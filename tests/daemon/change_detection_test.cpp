@@ -372,7 +372,38 @@ TEST_F(ChangeDetectionTest, StatusDoesNotSayNothingWaitsWhileARowHasNoResult) {
   const auto status = daemon({"status"});
   EXPECT_EQ(status.exit_status, 3) << status.stderr_text;  // no daemon runs after once
   EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("Nothing waiting to be sent")));
-  EXPECT_THAT(status.stdout_text, HasSubstr("but 1 source rows changed since the starting point have no result yet"));
+  EXPECT_THAT(status.stdout_text,
+              HasSubstr("Nothing in the ledger waits, but 1 source rows have a version the ledger does not hold yet"));
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("source_rows_waiting":1,)"));
+}
+
+// The count is the reconciliation sweep's comparison, not "rows without a result": an edit of an
+// order already created, which change detection dropped, waits too (until the sweep sends it).
+TEST_F(ChangeDetectionTest, StatusCountsADroppedEditOfACreatedOrderAsWaiting) {
+  start_sandbox();
+  insert_orders("SEEN", 2);
+  ASSERT_EQ(once().exit_status, 0);
+  ASSERT_EQ(result_column("state", "SEEN-0001"), "created");
+  execute("UPDATE fulfillsync_orders SET gift_message = 'Enjoy' WHERE reference_id = 'SEEN-0001'");
+  const auto dropped = once({"FULFILLSYNC_FAILPOINTS=intake.drop_one_change"});
+  ASSERT_EQ(dropped.exit_status, 0) << dropped.stderr_text;
+  ASSERT_THAT(dropped.stderr_text, HasSubstr("order SEEN-0001: its change dropped"));
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, ::testing::Not(HasSubstr("Nothing waiting to be sent")));
+  EXPECT_THAT(status.stdout_text,
+              HasSubstr("Nothing in the ledger waits, but 1 source rows have a version the ledger does not hold yet"));
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("source_rows_waiting":1,)"));
+
+  // The sweep takes it (an edit the API cannot apply to a created order, noted), and nothing waits.
+  write_config("", "", "  reconcile_interval: 1s\n");
+  auto running = run_in_background();
+  EXPECT_TRUE(running->wait_for_stderr("order SEEN-0001: found by the reconciliation sweep", 10s))
+      << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  const auto after = daemon({"status"});
+  EXPECT_THAT(after.stdout_text, HasSubstr("Nothing waiting to be sent")) << after.stdout_text;
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("source_rows_waiting":0,)"));
 }
 
 // A shop whose own tables are mapped with views (schema/merchant/README.md): no change log, so rows

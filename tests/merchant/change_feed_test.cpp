@@ -26,14 +26,9 @@ class CountingSource final : public SourceTables {
     ++reads;
     return source_.read_returns(range);
   }
-  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override {
-    return source_.read_open_orders(after_key, limit);
-  }
-  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override {
-    return source_.read_open_returns(after_key, limit);
-  }
-  std::int64_t count_without_result(SourceKind kind, std::string_view since) override {
-    return source_.count_without_result(kind, since);
+  std::vector<OpenRowVersion> open_row_versions(SourceKind kind, std::string_view after_key,
+                                                std::size_t limit) override {
+    return source_.open_row_versions(kind, after_key, limit);
   }
   std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return source_.read_orders(keys); }
   std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return source_.read_returns(keys); }

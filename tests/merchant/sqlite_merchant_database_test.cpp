@@ -196,6 +196,115 @@ TEST_F(MerchantDatabaseTest, ContentHashIsStableAndFollowsEveryColumnAndLine) {
   EXPECT_EQ(hash(), original);
 }
 
+// The reconciliation sweep compares the ledger with hashes the database computes
+// (open_row_versions); the ledger holds content_hash() of the rows it read and sent, so the two must
+// be equal byte for byte, whatever types SQLite stored and however many lines a row has.
+class DatabaseContentHashTest : public MerchantDatabaseTest {
+ protected:
+  void exec(const std::string& sql) { app.exec(sql); }
+
+  // For each open row: its version from the database, against the row read whole.
+  template <typename Row>
+  void expect_database_hashes_equal(SourceKind kind, std::size_t rows_expected) {
+    auto db = open();
+    const auto versions = db->source().open_row_versions(kind, "", 100);
+    ASSERT_EQ(versions.size(), rows_expected);
+    std::vector<std::string> wanted;
+    for (const auto& version : versions) wanted.push_back(version.reference_id);
+    const std::vector<Row> rows = [&] {
+      if constexpr (std::is_same_v<Row, OrderRow>) return db->source().read_orders(wanted);
+      else return db->source().read_returns(wanted);
+    }();
+    ASSERT_EQ(rows.size(), versions.size());
+    for (const auto& version : versions) {
+      const auto row = std::find_if(rows.begin(), rows.end(),
+                                    [&](const Row& r) { return r.reference_id == version.reference_id; });
+      ASSERT_NE(row, rows.end()) << version.reference_id;
+      EXPECT_EQ(version.content_hash, row->content_hash) << version.reference_id;
+      EXPECT_EQ(version.content_hash, content_hash(*row)) << version.reference_id;
+      EXPECT_EQ(version.change_time, row->change_time) << version.reference_id;
+      if constexpr (std::is_same_v<Row, OrderRow>) {
+        EXPECT_EQ(version.cancel_requested, row->cancel_requested) << version.reference_id;
+      } else {
+        EXPECT_TRUE(version.cancel_requested.is_null());
+      }
+    }
+  }
+};
+
+TEST_F(DatabaseContentHashTest, OrdersHashedByTheDatabaseEqualTheRowsReadWithEveryTypeAndLineCount) {
+  // No lines; NULL, empty text, UTF-8 text, a fractional real, a blob with a zero byte, a large integer.
+  exec("INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, gift_message, tags, "
+       "location_id, total_price, recipient_phone, cancel_requested, updated_at) VALUES ('V-0', NULL, 'Standard', "
+       "'', 'Grüße 🎁 ñ', 1.5, X'00FF10', 9007199254740993, 0, '2026-03-01T10:00:00.000Z')");
+  // One line, of every type; the order asks for a cancel, with a real in a text column.
+  exec("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_id, product_reference_id, "
+       "product_name, quantity, external_line_id, unit_of_measure) VALUES ('V-1', 1, 0.1, X'C3', 'Café', -7, NULL, '')");
+  exec("INSERT INTO fulfillsync_orders (reference_id, shipping_method, location_id, company_name, cancel_requested, "
+       "updated_at) VALUES ('V-1', 'Express', -3.25e10, CAST(2.5 AS TEXT), 1, '2026-03-01 10:00:00')");
+  // Several lines, written out of order, their numbers of every type SQLite orders differently.
+  for (const char* line : {"'x'", "10", "X'01'", "2", "1.5", "-1"}) {
+    exec(fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_id, "
+                     "product_name, quantity) VALUES ('V-3', {0}, {0}, 'Line ' || {0}, 1)",
+                     line));
+  }
+  exec("INSERT INTO fulfillsync_orders (reference_id, shipping_method, location_id, tags, cancel_requested, "
+       "updated_at) VALUES ('V-3', 'Standard', 1e300, 'a;b=t1:', '1', 'not a time')");
+  auto db = open();
+  const auto read = db->source().read_orders(std::vector<std::string>{"V-0", "V-1", "V-3"});
+  ASSERT_EQ(read.size(), 3u);
+  for (const auto& row : read) {
+    if (row.reference_id == "V-0") {
+      EXPECT_EQ(row.location_id.type, Field::Type::real);
+      EXPECT_EQ(row.total_price.type, Field::Type::blob);
+      EXPECT_TRUE(row.lines.empty());
+    } else if (row.reference_id == "V-1") {
+      ASSERT_EQ(row.lines.size(), 1u);
+      EXPECT_EQ(row.lines[0].product_id.type, Field::Type::real);
+      EXPECT_EQ(row.lines[0].product_reference_id.type, Field::Type::blob);
+    } else {
+      EXPECT_EQ(row.lines.size(), 6u);
+    }
+  }
+  expect_database_hashes_equal<OrderRow>(SourceKind::orders, 3);
+}
+
+TEST_F(DatabaseContentHashTest, ReturnsHashedByTheDatabaseEqualTheRowsReadWithEveryTypeAndLineCount) {
+  exec("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, fulfillment_center_name, "
+       "original_shipment_id, tracking_number, tags, updated_at) VALUES ('RV-0', 2.5, '', NULL, X'00', 'Rückgabe ✓', "
+       "'2026-03-01T10:00:00.000Z')");
+  exec("INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, quantity, "
+       "requested_action) VALUES ('RV-1', 1, 7002, 0.25, NULL)");
+  exec("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, tracking_number, updated_at) "
+       "VALUES ('RV-1', 8, '1Z999', '2026-03-01T10:00:00+02:00')");
+  for (const char* line : {"3", "'b'", "1", "2.5"}) {
+    exec(fmt::format("INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
+                     "quantity, requested_action) VALUES ('RV-3', {0}, {0}, 1, X'AB')",
+                     line));
+  }
+  exec("INSERT INTO fulfillsync_returns (reference_id, original_shipment_id, updated_at) VALUES ('RV-3', "
+       "-9223372036854775808, '2026-03-01T10:00:00Z')");
+  expect_database_hashes_equal<ReturnRow>(SourceKind::returns, 3);
+}
+
+// Open: no result row, or one that is not final. Rows come by key, a page at a time.
+TEST_F(DatabaseContentHashTest, OpenRowVersionsLeaveOutFinalResultsAndPageByKey) {
+  for (const char* key : {"P-1", "P-2", "P-3", "P-4"}) add_order(key, "2026-03-01T10:00:00.000Z", 2);
+  auto db = open();
+  exec("INSERT INTO fulfillsync_order_sync (reference_id, state, remote_id, remote_status, attempts, first_seen_at, "
+       "updated_at) VALUES ('P-2', 'created', 1, 'Fulfilled', 1, '2026-03-01T10:00:00.000Z', "
+       "'2026-03-01T10:00:00.000Z'), ('P-3', 'created', 2, 'Processing', 1, '2026-03-01T10:00:00.000Z', "
+       "'2026-03-01T10:00:00.000Z')");
+  const auto first = db->source().open_row_versions(SourceKind::orders, "", 2);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].reference_id, "P-1");
+  EXPECT_EQ(first[1].reference_id, "P-3");
+  const auto rest = db->source().open_row_versions(SourceKind::orders, first[1].reference_id, 2);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].reference_id, "P-4");
+  EXPECT_EQ(rest[0].content_hash, db->source().read_orders(std::vector<std::string>{"P-4"}).at(0).content_hash);
+}
+
 TEST(ContentHash, TellsTypesAndLinesApart) {
   OrderRow row;
   row.reference_id = "H-1";

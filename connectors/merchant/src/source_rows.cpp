@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "fulfillsync/common/crypto.hpp"
+#include "canonical_row.hpp"
 #include "fulfillsync/common/printable.hpp"
 
 namespace fulfillsync::merchant {
@@ -57,35 +57,17 @@ constexpr Column<ReturnLineRow> kReturnLineColumns[] = {
     {"requested_action", &ReturnLineRow::requested_action},
 };
 
-// An unambiguous serialization: every value carries its type and length, so no two different rows
-// serialize alike.
-void append(std::string& out, std::string_view name, const Field& field) {
-  out += name;
-  switch (field.type) {
-    case Field::Type::null: out += "=n;"; return;
-    case Field::Type::integer: out += fmt::format("=i{};", field.integer); return;
-    case Field::Type::real: out += fmt::format("=r{};", field.real); return;
-    case Field::Type::text: out += fmt::format("=t{}:", field.text.size()); break;
-    case Field::Type::blob: out += fmt::format("=b{}:", field.text.size()); break;
-  }
-  out += field.text;
-  out += ';';
-}
-
 template <typename Row, typename Line>
 std::string hash_of(const Row& row, std::span<const Column<Row>> columns, std::span<const Column<Line>> line_columns) {
-  std::string canonical;
-  append(canonical, "reference_id", Field::of(row.reference_id));
-  for (const auto& column : columns) append(canonical, column.name, row.*column.member);
-  for (const Line& line : row.lines) {
-    canonical += "|line;";
-    for (const auto& column : line_columns) append(canonical, column.name, line.*column.member);
+  std::string serialized;
+  canonical::append(serialized, "reference_id", Field::of(row.reference_id));
+  for (const auto& column : columns) canonical::append(serialized, column.name, row.*column.member);
+  std::vector<canonical::Line> lines(row.lines.size());
+  for (std::size_t i = 0; i < row.lines.size(); ++i) {
+    lines[i].line_number = row.lines[i].line_number;
+    for (const auto& column : line_columns) canonical::append(lines[i].text, column.name, row.lines[i].*column.member);
   }
-  const std::string digest = crypto::sha256(canonical);
-  std::string hex;
-  hex.reserve(digest.size() * 2);
-  for (unsigned char byte : digest) hex += fmt::format("{:02x}", byte);
-  return hex;
+  return canonical::hex_sha256(serialized + canonical::join_lines(std::move(lines)));
 }
 
 }  // namespace

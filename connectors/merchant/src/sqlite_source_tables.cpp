@@ -4,11 +4,11 @@
 #include <charconv>
 #include <iterator>
 #include <set>
-#include <type_traits>
 #include <unordered_map>
 
 #include "fulfillsync/schema/migrations.hpp"
 #include "sqlite_change_time.hpp"
+#include "sqlite_content_hash.hpp"
 #include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
@@ -183,46 +183,30 @@ std::vector<ReturnRow> SqliteSourceTables::read_returns(std::span<const std::str
   return read_snapshot<ReturnRow>(connection_, [&] { return read_keys<ReturnRow>(db(), reference_ids); });
 }
 
-namespace {
-
-// Rows by key after `after_key` whose result row, if any, is not final.
-template <typename Row>
-std::vector<Row> read_open(SQLite::Database& db, const std::string& result_table, std::string_view after_key,
-                           std::size_t limit) {
-  const std::string final_state = std::is_same_v<Row, OrderRow> ? "r.state IN ('cancelled', 'cancel_rejected') OR "
-                                                                  "r.remote_status IN ('Fulfilled', 'Cancelled')"
-                                                                : "r.remote_status IN ('Completed', 'Cancelled')";
-  SQLite::Statement query(
-      db, select_rows_sql<Row>("t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM " + result_table +
-                               " AS r WHERE r.reference_id = t.reference_id AND (" + final_state + "))") +
-              " ORDER BY t.reference_id LIMIT ?2");
-  query.bind(1, std::string(after_key));
-  query.bind(2, static_cast<int64_t>(limit));
-  return collect<Row>(db, query);
-}
-
-}  // namespace
-
-std::vector<OrderRow> SqliteSourceTables::read_open_orders(std::string_view after_key, std::size_t limit) {
-  return read_snapshot<OrderRow>(connection_, [&] {
-    return read_open<OrderRow>(db(), connection_.result_table(SourceKind::orders), after_key, limit);
-  });
-}
-std::vector<ReturnRow> SqliteSourceTables::read_open_returns(std::string_view after_key, std::size_t limit) {
-  return read_snapshot<ReturnRow>(connection_, [&] {
-    return read_open<ReturnRow>(db(), connection_.result_table(SourceKind::returns), after_key, limit);
-  });
-}
-
-std::int64_t SqliteSourceTables::count_without_result(SourceKind kind, std::string_view since) {
-  const std::string_view table = source_table(kind);
-  return connection_.guarded(fmt::format("counting {}", table), [&] {
-    SQLite::Statement query(db(), "SELECT count(*) FROM " + sql_name(table) + " AS t WHERE " +
-                                      std::string(kChangeTimeSql) + " >= ?1 AND NOT EXISTS (SELECT 1 FROM " +
-                                      connection_.result_table(kind) + " AS r WHERE r.reference_id = t.reference_id)");
-    query.bind(1, std::string(since));
-    query.executeStep();
-    return query.getColumn(0).getInt64();
+std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kind, std::string_view after_key,
+                                                                  std::size_t limit) {
+  const bool orders = kind == SourceKind::orders;
+  // Final: nothing more can be sent for it (the same states status and the result writer call final).
+  const std::string_view final_state = orders ? "r.state IN ('cancelled', 'cancel_rejected') OR "
+                                                "r.remote_status IN ('Fulfilled', 'Cancelled')"
+                                              : "r.remote_status IN ('Completed', 'Cancelled')";
+  const std::string sql = fmt::format(
+      "SELECT t.reference_id, {}, {}, {} FROM {} AS t WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} "
+      "AS r WHERE r.reference_id = t.reference_id AND ({})) ORDER BY t.reference_id LIMIT ?2",
+      kChangeTimeSql, orders ? column_of("t", "cancel_requested") : "NULL", content_hash_sql(kind),
+      sql_name(source_table(kind)), connection_.result_table(kind), final_state);
+  return connection_.guarded(fmt::format("comparing the open rows of {}", source_table(kind)), [&] {
+    SQLite::Statement query(db(), sql);
+    query.bind(1, std::string(after_key));
+    query.bind(2, static_cast<int64_t>(limit));
+    std::vector<OpenRowVersion> rows;
+    while (query.executeStep()) {
+      rows.push_back({.reference_id = query.getColumn(0).getString(),
+                      .change_time = query.getColumn(1).getString(),
+                      .cancel_requested = read_field(query.getColumn(2)),
+                      .content_hash = query.getColumn(3).getString()});
+    }
+    return rows;
   });
 }
 

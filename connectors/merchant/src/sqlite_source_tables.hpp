@@ -16,9 +16,9 @@ class SqliteSourceTables final : public SourceTables {
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
-  std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) override;
-  std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) override;
-  std::int64_t count_without_result(SourceKind kind, std::string_view since) override;
+  // One statement: the hashes by the functions of sqlite_content_hash.hpp, each row's lines by index.
+  std::vector<OpenRowVersion> open_row_versions(SourceKind kind, std::string_view after_key,
+                                                std::size_t limit) override;
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
   bool has_change_log() override;
   std::string change_log_end(SourceKind kind) override;

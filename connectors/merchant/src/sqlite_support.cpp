@@ -5,6 +5,7 @@
 
 #include "fulfillsync/common/invariant.hpp"
 #include "sqlite_change_time.hpp"
+#include "sqlite_content_hash.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -47,6 +48,7 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
     // The merchant's application writes to the same file: wait for its locks rather than fail.
     db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));
     register_change_time(*db_, config.timezone);
+    register_content_hash(*db_);
   } catch (const SQLite::Exception& e) {
     throw MerchantDatabaseError(fmt::format("merchant database {}: {}", path_.string(), e.what()));
   }

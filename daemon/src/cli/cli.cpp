@@ -130,10 +130,11 @@ int status(const CommandLine& line) {
       spdlog::warn("without the merchant database: {}", e.what());
     }
     merchant::SyncResults* const results = merchant ? &merchant->results() : nullptr;
+    merchant::SourceTables* const source = merchant ? &merchant->source() : nullptr;
     if (line.json) {
-      std::cout << format_status_json(store.path(), &ledger, daemon, results);
+      std::cout << format_status_json(store.path(), &ledger, daemon, results, source_rows_waiting(store, ledger, source));
     } else {
-      std::cout << format_status(store, ledger, merchant ? &merchant->source() : nullptr, results, daemon);
+      std::cout << format_status(store, ledger, source, results, daemon);
     }
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

@@ -15,6 +15,7 @@
 #include "fulfillsync/daemon/store/job_stats.hpp"
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
 #include "push/cancel_push_job.hpp"
+#include "push/open_rows.hpp"
 #include "service/progress_report.hpp"
 
 namespace fulfillsync::daemon {
@@ -208,20 +209,6 @@ std::optional<std::string> change_log_status(CheckpointStore& store, merchant::S
   return out + '\n';
 }
 
-// Source rows at or after the starting point that have no result row (both tables); 0 without the
-// merchant database, or when it cannot tell.
-std::int64_t rows_without_result(merchant::SourceTables* merchant, const std::optional<std::string>& since) {
-  if (merchant == nullptr || !since) return 0;
-  const auto instant = timestamps::parse_iso8601(*since);
-  const std::string from = instant ? timestamps::format_iso8601_z(*instant) : *since;
-  try {
-    return merchant->count_without_result(merchant::SourceKind::orders, from) +
-           merchant->count_without_result(merchant::SourceKind::returns, from);
-  } catch (const merchant::MerchantDatabaseError&) {
-    return 0;  // no result tables yet (a first start has not run): nothing to compare
-  }
-}
-
 // The rows fulfillsync_cancel_mismatches counts and those the daemon sends again, as the last pull
 // left the result table; nothing when the merchant database cannot be read.
 constexpr std::size_t kMismatchesRead = 1000;
@@ -262,6 +249,18 @@ std::string format_cancel_mismatches(merchant::SyncResults* results) {
 
 }  // namespace
 
+std::optional<std::int64_t> source_rows_waiting(CheckpointStore& store, OutboundLedger& ledger,
+                                                merchant::SourceTables* merchant) {
+  const auto since = saved_starting_point(store);
+  if (merchant == nullptr || !since) return std::nullopt;
+  try {
+    return count_open_rows_ledger_lacks(*merchant, ledger, merchant::SourceKind::orders, *since) +
+           count_open_rows_ledger_lacks(*merchant, ledger, merchant::SourceKind::returns, *since);
+  } catch (const merchant::MerchantDatabaseError&) {
+    return std::nullopt;  // no result tables yet, or the file cannot be read: cannot tell
+  }
+}
+
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
                           merchant::SyncResults* results,
                           const DaemonStatus& daemon) {
@@ -297,18 +296,20 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     }
     out += '\n';
   }
-  if (const auto oldest = ledger.oldest_waiting_since()) {
+  const auto oldest = ledger.oldest_waiting_since();
+  if (oldest) {
     const auto waiting_since = timestamps::parse_iso8601(*oldest);
     const double age =
         waiting_since ? std::chrono::duration<double>(timestamps::Clock::now() - *waiting_since).count() : 0;
     out += fmt::format("Oldest entry waiting to be sent or looked up: {} ago ({})\n", rough_duration(age), *oldest);
-  } else if (const std::int64_t untaken = rows_without_result(merchant, since); untaken > 0) {
-    // The ledger is empty, yet rows wait: change detection missed them. Never "nothing waiting".
-    out += fmt::format("Nothing in the ledger, but {} source rows changed since the starting point have no result "
-                       "yet: change detection has not taken them (the reconciliation sweep sends them within "
-                       "merchant.reconcile_interval)\n",
-                       untaken);
-  } else {
+  }
+  // The reconciliation sweep's comparison: rows change detection has not taken yet, or missed.
+  const auto waiting = source_rows_waiting(store, ledger, merchant);
+  if (waiting && *waiting > 0) {
+    out += fmt::format("{}{} source rows have a version the ledger does not hold yet: change detection takes them "
+                       "when it reads them, else the reconciliation sweep within merchant.reconcile_interval\n",
+                       oldest ? "" : "Nothing in the ledger waits, but ", *waiting);
+  } else if (!oldest) {
     out += "Nothing waiting to be sent\n";
   }
   out += format_cancel_mismatches(results);
@@ -364,7 +365,7 @@ std::string format_pull_side(CheckpointStore& store, int failing_after) {
 }
 
 std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status,
-                               merchant::SyncResults* results) {
+                               merchant::SyncResults* results, std::optional<std::int64_t> source_rows_waiting) {
   json::JsonWriter w;
   w.begin_object();
   w.field("checkpoint_store", store.string());
@@ -430,6 +431,7 @@ std::string format_status_json(const std::filesystem::path& store, OutboundLedge
   }
   w.end_object();
   w.field("oldest_waiting_since", ledger ? ledger->oldest_waiting_since() : std::nullopt);
+  w.field("source_rows_waiting", source_rows_waiting);
   w.key("latest_rejections").begin_array();
   for (const auto& entry : ledger ? ledger->latest(LedgerState::rejected, 10) : std::vector<LedgerEntry>{}) {
     w.begin_object()

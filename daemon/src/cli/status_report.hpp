@@ -3,6 +3,7 @@
 // checkpoint store and what it waits for, the outbound ledger by kind and state, the oldest waiting
 // entry, where the source cursors stand, the latest rejections with their reasons, and the pull side
 // and each job's state, last answer from the provider and last error.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,19 +47,29 @@ DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after);
 // The table of entries by kind and state, and the latest rejections.
 std::string format_summary(OutboundLedger& ledger, int rejections = 10);
 
+// Source rows (orders and returns) with a version the outbound ledger does not hold yet: open rows
+// changed since the starting point, compared with the ledger as the reconciliation sweep compares
+// them (push/open_rows.hpp). nullopt without the merchant's source tables or a starting point (never
+// started), or when they cannot be read.
+std::optional<std::int64_t> source_rows_waiting(CheckpointStore& store, OutboundLedger& ledger,
+                                                merchant::SourceTables* merchant);
+
 // The daemon's lines (running or not, PID, uptime, what it waits for, whether anything ever
 // succeeded), then the summary with the starting point, the source cursors, the rows not read yet
 // (when the merchant's source tables are given), the oldest waiting entry, the orders whose cancel
-// the provider does not show (when its result tables are given), and the pull side.
+// the provider does not show (when its result tables are given), and the pull side. It never says
+// "Nothing waiting to be sent" while source_rows_waiting() counts a row.
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
                           merchant::SyncResults* results,
                           const DaemonStatus& daemon);
 
 // The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the
 // outbound counts are 0 and there are no rejections: the shape is the same.
-// `cancel_mismatches` lists the orders whose cancel the provider does not show (null without `results`).
+// `cancel_mismatches` lists the orders whose cancel the provider does not show (null without `results`);
+// `source_rows_waiting` is source_rows_waiting()'s count (null when it cannot tell).
 std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon,
-                               merchant::SyncResults* results = nullptr);
+                               merchant::SyncResults* results = nullptr,
+                               std::optional<std::int64_t> source_rows_waiting = std::nullopt);
 
 // Where the shipments pull stands, the tracking marks by state (and why any keep failing), and each
 // job's runs, failures, items, last success and lag, state, last answer and last error as the daemon

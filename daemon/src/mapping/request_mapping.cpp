@@ -255,12 +255,14 @@ std::string Mapped<Request>::reason() const {
 template struct Mapped<api::OrderCreateRequest>;
 template struct Mapped<api::ReturnCreateRequest>;
 
-bool cancel_requested(const OrderRow& row) {
+bool cancel_requested(const Field& cancel_requested_column) {
   // Read as map_order() reads it, so that a flag it accepts (text '01' too) means the same here.
   std::vector<std::string> ignored;
   RowReader r(std::string(kOrdersTable), ignored);
-  return r.integer("cancel_requested", row.cancel_requested, Need::optional, 0, 1) == 1;
+  return r.integer("cancel_requested", cancel_requested_column, Need::optional, 0, 1) == 1;
 }
+
+bool cancel_requested(const OrderRow& row) { return cancel_requested(row.cancel_requested); }
 
 Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {
   Mapped<api::OrderCreateRequest> mapped;

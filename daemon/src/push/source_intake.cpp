@@ -14,6 +14,7 @@
 #include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/request_mapping.hpp"
+#include "push/open_rows.hpp"
 
 namespace fulfillsync::daemon {
 namespace {
@@ -363,61 +364,54 @@ bool SourceIntake<Row>::sweep() {
   constexpr merchant::SourceKind kind = source_kind<Row>();
   const std::string_view table = std::is_same_v<Row, OrderRow> ? merchant::kOrdersTable : merchant::kReturnsTable;
   const std::size_t limit = options_.feed.batch_size;
-  const std::vector<Row> rows = [&] {
-    if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_open_orders(swept_through_, limit);
-    else return source_.read_open_returns(swept_through_, limit);
-  }();
-  const bool done = rows.size() < limit;
-  if (!rows.empty()) swept_through_ = rows.back().reference_id;
+  // The hashes come from the database; only the rows found missed are read whole.
+  const OpenRowsPage page = compare_open_rows(source_, ledger_, kind, options_.starting_point, swept_through_, limit);
+  if (!page.last_key.empty()) swept_through_ = page.last_key;
 
+  // Not missed: being sent (offered again each poll), or not read yet by the feed (it has caught up,
+  // but a commit may have landed since).
+  const auto passed_by = [&](std::string_view key, const std::string& change_time) {
+    if (held_.contains(key)) return false;
+    return by_sequence_ || merchant::ChangeCursor{change_time, std::string(key)} <= feed_->cursor();
+  };
   std::vector<std::string> keys;
-  for (const Row& row : rows) keys.push_back(row.reference_id);
-  const auto known = ledger_.hashes(create_kind<Row>(), keys);
-  std::map<std::string, std::string, std::less<>> cancels;
-  if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
-  const auto since = timestamps::parse_iso8601(options_.starting_point);
-  const std::string floor = since ? timestamps::format_iso8601_z(*since) : options_.starting_point;
-
-  std::vector<const Row*> missed;
-  for (const Row& row : rows) {
-    if (held_.contains(row.reference_id)) continue;  // being sent; offered again each poll
-    if (row.change_time < floor) continue;           // history before the starting point
-    // Not read yet by the feed (it has caught up, but a commit may have landed since): not missed.
-    if (!by_sequence_ && merchant::ChangeCursor{row.change_time, row.reference_id} > feed_->cursor()) continue;
-    const auto create = known.find(row.reference_id);
-    const bool create_current = create != known.end() && create->second == row.content_hash;
-    bool differs = !create_current;
-    if constexpr (std::is_same_v<Row, OrderRow>) {
-      if (cancel_requested(row)) differs = !create_current && !cancels.contains(row.reference_id);
-    }
-    if (differs) missed.push_back(&row);
+  for (const merchant::OpenRowVersion& row : page.lacking) {
+    if (passed_by(row.reference_id, row.change_time)) keys.push_back(row.reference_id);
   }
-  if (by_sequence_ && !missed.empty()) {
+  if (by_sequence_ && !keys.empty()) {
     // Changes committed since the last read of the log are the log's to take, not missed.
     const merchant::ChangedKeys pending = source_.changes_after(kind, sequence_, 4 * limit);
-    std::erase_if(missed, [&](const Row* row) {
-      return std::find(pending.keys.begin(), pending.keys.end(), row->reference_id) != pending.keys.end();
+    std::erase_if(keys, [&](const std::string& key) {
+      return std::find(pending.keys.begin(), pending.keys.end(), key) != pending.keys.end();
     });
   }
-  if (!by_sequence_) {
-    std::vector<Row> found;
-    for (const Row* row : missed) found.push_back(*row);
-    notice_rows_behind(found, "the reconciliation sweep found it");
+  // Checked again on the rows read whole: one changed since the comparison may be the ledger's now.
+  std::vector<Row> missed;
+  if (!keys.empty()) {
+    std::vector<Row> rows = [&] {
+      if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(keys);
+      else return source_.read_returns(keys);
+    }();
+    const LedgerVersions held(ledger_, kind, keys, options_.starting_point);
+    for (Row& row : rows) {
+      if (passed_by(row.reference_id, row.change_time) && held.lacks(version_of(row))) missed.push_back(std::move(row));
+    }
   }
+  if (!by_sequence_) notice_rows_behind(missed, "the reconciliation sweep found it");
   if (!missed.empty()) {
     auto commit = ledger_.batch();
-    for (const Row* row : missed) {
+    for (const Row& row : missed) {
       metrics_.count_reconcile_found(table);
       spdlog::warn("{} {}: found by the reconciliation sweep: change detection missed this version (a bug or a "
                    "clock problem to investigate; updated_at {}); taken now",
-                   noun<Row>(), text::printable(row->reference_id), merchant::Field::of(row->updated_at).describe());
-      take(*row);
+                   noun<Row>(), text::printable(row.reference_id), merchant::Field::of(row.updated_at).describe());
+      take(row);
     }
     commit.commit();
   }
-  swept_ += static_cast<std::int64_t>(rows.size());
+  swept_ += static_cast<std::int64_t>(page.compared);
   sweep_found_ += static_cast<std::int64_t>(missed.size());
-  if (!done) return true;
+  if (page.more) return true;
   spdlog::log(sweep_found_ > 0 ? spdlog::level::warn : spdlog::level::info,
               "{}: reconciliation sweep compared {} open rows with the ledger; {} missed by change detection", table,
               swept_, sweep_found_);

@@ -10,7 +10,7 @@
 // - A change order of its own (a change log, transaction ids) is optional: without one,
 //   has_change_log() is false and the daemon reads by `(updated_at, reference_id)`; the defaults of
 //   the change log calls below then throw.
-// - The two counts and read_open_* look at the result tables only to leave out rows that have one.
+// - open_row_versions looks at the result tables only to leave out rows whose result is final.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -48,6 +48,16 @@ struct ChangedKeys {
   bool more = false;                // more changes wait after `through`
 };
 
+// One open row as the reconciliation sweep compares it with the ledger: what decides whether the
+// ledger holds its version, without the row's columns and lines.
+struct OpenRowVersion {
+  std::string reference_id{};
+  std::string change_time{};  // updated_at as an instant, as OrderRow::change_time
+  Field cancel_requested{};   // as stored (orders; NULL for returns): the daemon reads it as a cancel or not
+  std::string content_hash{};  // equal to content_hash() of the row read with its lines
+  friend bool operator==(const OpenRowVersion&, const OpenRowVersion&) = default;
+};
+
 class SourceTables {
  public:
   virtual ~SourceTables() = default;
@@ -68,15 +78,11 @@ class SourceTables {
   virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
   virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;
 
-  // Open rows (not yet in the result table, or there and not final: not fulfilled, completed or
-  // cancelled) with their lines, by reference_id after `after_key`, at most `limit`: what the
-  // reconciliation sweep compares with the ledger.
-  virtual std::vector<OrderRow> read_open_orders(std::string_view after_key, std::size_t limit) = 0;
-  virtual std::vector<ReturnRow> read_open_returns(std::string_view after_key, std::size_t limit) = 0;
-
-  // How many source rows changed at or after `since` (an instant, ISO 8601) have no row in the
-  // result table: rows the daemon has not taken (the open rows of read_open_* that it never recorded).
-  virtual std::int64_t count_without_result(SourceKind kind, std::string_view since) = 0;
+  // The open rows (not yet in the result table, or there and not final: not fulfilled, completed or
+  // cancelled), by reference_id after `after_key`, at most `limit`, each as the reconciliation sweep
+  // compares it with the ledger: without reading it, its content hash computed by the database.
+  virtual std::vector<OpenRowVersion> open_row_versions(SourceKind kind, std::string_view after_key,
+                                                        std::size_t limit) = 0;
 
   // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
   virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;

@@ -32,5 +32,7 @@ Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row);
 // Whether the row asks for a cancel (cancel_requested 1). A value other than 0, 1 or NULL counts as
 // no cancel, and map_order reports it.
 bool cancel_requested(const OrderRow& row);
+// The same for the column's value alone (what the reconciliation sweep reads of an open row).
+bool cancel_requested(const merchant::Field& cancel_requested_column);
 
 }  // namespace fulfillsync::daemon

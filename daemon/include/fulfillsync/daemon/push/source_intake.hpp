@@ -11,9 +11,10 @@
 // with the log; a first start ever reads the log from its end, so history is not pushed.
 //
 // Behind both, the reconciliation sweep: every `reconcile_interval`, once reading has caught up, poll()
-// also compares the open rows (SourceTables::read_open_orders), a batch per call, with the
-// ledger, and offers the rows whose version the ledger lacks (a create never sent, a cancel never
-// queued, a change never seen). Each is logged at warn and counted: change detection missed it.
+// also compares the open rows with the ledger, a batch per call, by the content hashes the database
+// computes (push/open_rows.hpp, the comparison `status` counts with), and reads whole only the rows
+// whose version the ledger lacks (a create never sent, a cancel never queued, a change never seen).
+// Checked again on the row read, each is offered, logged at warn and counted: change detection missed it.
 //
 // Orders: a row that asks for a cancel queues a cancel, sent once the create is settled; a create the
 // ledger does not know as created is first looked up at the provider by reference (withdrawn when

@@ -1,0 +1,159 @@
+#include "sqlite_content_hash.hpp"
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <fmt/format.h>
+
+#include "canonical_row.hpp"
+#include "fulfillsync/merchant/database_error.hpp"
+#include "sqlite_support.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+// A value as the readers take it (sqlite_source_tables.cpp, read_field): its storage class kept.
+Field field_of(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER: return Field::of(static_cast<std::int64_t>(sqlite3_value_int64(value)));
+    case SQLITE_FLOAT: return Field{.type = Field::Type::real, .real = sqlite3_value_double(value)};
+    case SQLITE_TEXT:
+    case SQLITE_BLOB: {
+      const bool text = sqlite3_value_type(value) == SQLITE_TEXT;
+      const auto* bytes = static_cast<const char*>(sqlite3_value_blob(value));
+      const auto size = static_cast<std::size_t>(sqlite3_value_bytes(value));
+      return Field{.type = text ? Field::Type::text : Field::Type::blob,
+                   .text = bytes == nullptr ? std::string() : std::string(bytes, size)};
+    }
+    default: return Field{};
+  }
+}
+
+// The key as the readers take it (Column::getString): a number as SQLite's text of it, NULL as "".
+std::string key_of(sqlite3_value* value) {
+  sqlite3_value_bytes(value);  // converts a number to its text first, as getString does
+  const auto* bytes = static_cast<const char*>(sqlite3_value_blob(value));
+  const auto size = static_cast<std::size_t>(sqlite3_value_bytes(value));
+  return bytes == nullptr ? std::string() : std::string(bytes, size);
+}
+
+template <typename Row>
+struct Table;
+template <>
+struct Table<OrderRow> {
+  static constexpr std::string_view hash = "fulfillsync_order_hash", lines = "fulfillsync_order_lines";
+  static constexpr std::string_view lines_table = kOrderLinesTable, parent = "order_reference_id";
+  static auto columns() { return order_columns(); }
+  static auto line_columns() { return order_line_columns(); }
+};
+template <>
+struct Table<ReturnRow> {
+  static constexpr std::string_view hash = "fulfillsync_return_hash", lines = "fulfillsync_return_lines";
+  static constexpr std::string_view lines_table = kReturnLinesTable, parent = "return_reference_id";
+  static auto columns() { return return_columns(); }
+  static auto line_columns() { return return_line_columns(); }
+};
+
+// The aggregate's state: a pointer in SQLite's aggregate context, to lines freed by the final call
+// (which SQLite makes also when a statement is reset halfway).
+using Lines = std::vector<canonical::Line>;
+
+template <typename Row>
+void line_step(sqlite3_context* context, int, sqlite3_value** arguments) {
+  auto** lines = static_cast<Lines**>(sqlite3_aggregate_context(context, sizeof(Lines*)));
+  if (lines == nullptr) {
+    sqlite3_result_error_nomem(context);
+    return;
+  }
+  try {
+    if (*lines == nullptr) *lines = new Lines();
+    canonical::Line line;
+    const auto columns = Table<Row>::line_columns();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      Field value = field_of(arguments[i]);
+      canonical::append(line.text, columns[i].name, value);
+      if (columns[i].name == "line_number") line.line_number = std::move(value);
+    }
+    (*lines)->push_back(std::move(line));
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(context);
+  }
+}
+
+void lines_final(sqlite3_context* context) {
+  auto** lines = static_cast<Lines**>(sqlite3_aggregate_context(context, 0));
+  std::unique_ptr<Lines> owned(lines == nullptr ? nullptr : *lines);
+  try {
+    const std::string joined = owned ? canonical::join_lines(std::move(*owned)) : std::string();
+    sqlite3_result_blob64(context, joined.data(), joined.size(), SQLITE_TRANSIENT);
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(context);
+  }
+}
+
+template <typename Row>
+void hash(sqlite3_context* context, int, sqlite3_value** arguments) {
+  try {
+    std::string serialized;
+    canonical::append(serialized, "reference_id", Field::of(key_of(arguments[0])));
+    const auto columns = Table<Row>::columns();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      canonical::append(serialized, columns[i].name, field_of(arguments[i + 1]));
+    }
+    sqlite3_value* lines = arguments[columns.size() + 1];
+    if (const auto* bytes = static_cast<const char*>(sqlite3_value_blob(lines)); bytes != nullptr) {
+      serialized.append(bytes, static_cast<std::size_t>(sqlite3_value_bytes(lines)));
+    }
+    const std::string hex = canonical::hex_sha256(serialized);
+    sqlite3_result_text(context, hex.data(), static_cast<int>(hex.size()), SQLITE_TRANSIENT);
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(context);
+  }
+}
+
+void check(int status, std::string_view name) {
+  if (status != SQLITE_OK) throw MerchantDatabaseError(fmt::format("registering {}: {}", name, sqlite3_errstr(status)));
+}
+
+template <typename Row>
+void register_for(sqlite3* db) {
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+  const std::string lines(Table<Row>::lines), hash_name(Table<Row>::hash);
+  check(sqlite3_create_function_v2(db, lines.c_str(), static_cast<int>(Table<Row>::line_columns().size()), kFlags,
+                                   nullptr, nullptr, line_step<Row>, lines_final, nullptr),
+        lines);
+  check(sqlite3_create_function_v2(db, hash_name.c_str(), static_cast<int>(Table<Row>::columns().size() + 2), kFlags,
+                                   nullptr, hash<Row>, nullptr, nullptr, nullptr),
+        hash_name);
+}
+
+template <typename Row>
+std::string hash_sql() {
+  std::string sql = fmt::format("{}(t.reference_id", Table<Row>::hash);
+  for (const auto& column : Table<Row>::columns()) sql += fmt::format(", t.{}", sql_name(column.name));
+  sql += fmt::format(", (SELECT {}(", Table<Row>::lines);
+  bool first = true;
+  for (const auto& column : Table<Row>::line_columns()) {
+    sql += fmt::format("{}l.{}", first ? "" : ", ", sql_name(column.name));
+    first = false;
+  }
+  return sql + fmt::format(") FROM {} AS l WHERE l.{} = t.reference_id))", sql_name(Table<Row>::lines_table),
+                           sql_name(Table<Row>::parent));
+}
+
+}  // namespace
+
+void register_content_hash(SQLite::Database& db) {
+  register_for<OrderRow>(db.getHandle());
+  register_for<ReturnRow>(db.getHandle());
+}
+
+std::string content_hash_sql(SourceKind kind) {
+  return kind == SourceKind::orders ? hash_sql<OrderRow>() : hash_sql<ReturnRow>();
+}
+
+}  // namespace fulfillsync::merchant
