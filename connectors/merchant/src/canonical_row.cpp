@@ -1,6 +1,7 @@
 #include "canonical_row.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -44,12 +45,13 @@ bool sorts_before(const Field& a, const Field& b) {
 
 void append(std::string& out, std::string_view name, const Field& value) {
   out += name;
+  auto to = std::back_inserter(out);  // formatted in place: the sweep hashes every open row
   switch (value.type) {
     case Field::Type::null: out += "=n;"; return;
-    case Field::Type::integer: out += fmt::format("=i{};", value.integer); return;
-    case Field::Type::real: out += fmt::format("=r{};", value.real); return;
-    case Field::Type::text: out += fmt::format("=t{}:", value.text.size()); break;
-    case Field::Type::blob: out += fmt::format("=b{}:", value.text.size()); break;
+    case Field::Type::integer: fmt::format_to(to, "=i{};", value.integer); return;
+    case Field::Type::real: fmt::format_to(to, "=r{};", value.real); return;
+    case Field::Type::text: fmt::format_to(to, "=t{}:", value.text.size()); break;
+    case Field::Type::blob: fmt::format_to(to, "=b{}:", value.text.size()); break;
   }
   out += value.text;
   out += ';';
@@ -68,9 +70,13 @@ std::string join_lines(std::vector<Line> lines) {
 
 std::string hex_sha256(std::string_view canonical) {
   const std::string digest = crypto::sha256(canonical);
+  constexpr std::string_view kDigits = "0123456789abcdef";
   std::string hex;
   hex.reserve(digest.size() * 2);
-  for (unsigned char byte : digest) hex += fmt::format("{:02x}", byte);
+  for (const unsigned char byte : digest) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 0x0F];
+  }
   return hex;
 }
 
