@@ -1,8 +1,9 @@
 #pragma once
 // What `fulfillsyncd status` and the end of `fulfillsyncd once` print: whether a daemon runs on the
 // checkpoint store and what it waits for, the outbound ledger by kind and state, the oldest waiting
-// entry, where the source cursors stand, the latest rejections with their reasons, and the pull side
-// and each job's state, last answer from the provider and last error.
+// entry, the source rows whose version the ledger does not hold yet, where the source cursors stand,
+// the latest rejections with their reasons, and the pull side and each job's state, last answer from
+// the provider and last error.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

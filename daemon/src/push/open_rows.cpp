@@ -43,9 +43,9 @@ OpenRowsPage compare_open_rows(merchant::SourceTables& source, OutboundLedger& l
   std::vector<std::string> keys;
   keys.reserve(rows.size());
   for (const auto& row : rows) keys.push_back(row.reference_id);
-  const LedgerVersions held(ledger, kind, keys, starting_point);
+  const LedgerVersions in_ledger(ledger, kind, keys, starting_point);
   for (auto& row : rows) {
-    if (held.lacks(version_of(row))) page.lacking.push_back(std::move(row));
+    if (in_ledger.lacks(version_of(row))) page.lacking.push_back(std::move(row));
   }
   return page;
 }

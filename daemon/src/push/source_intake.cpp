@@ -368,15 +368,16 @@ bool SourceIntake<Row>::sweep() {
   const OpenRowsPage page = compare_open_rows(source_, ledger_, kind, options_.starting_point, swept_through_, limit);
   if (!page.last_key.empty()) swept_through_ = page.last_key;
 
-  // Not missed: being sent (offered again each poll), or not read yet by the feed (it has caught up,
-  // but a commit may have landed since).
-  const auto passed_by = [&](std::string_view key, const std::string& change_time) {
+  // Whether change detection should have taken this version: not when it is being sent (offered
+  // again each poll), nor when the feed has not read it yet (it has caught up, but a commit may have
+  // landed since).
+  const auto change_detection_passed = [&](std::string_view key, const std::string& change_time) {
     if (held_.contains(key)) return false;
     return by_sequence_ || merchant::ChangeCursor{change_time, std::string(key)} <= feed_->cursor();
   };
   std::vector<std::string> keys;
   for (const merchant::OpenRowVersion& row : page.lacking) {
-    if (passed_by(row.reference_id, row.change_time)) keys.push_back(row.reference_id);
+    if (change_detection_passed(row.reference_id, row.change_time)) keys.push_back(row.reference_id);
   }
   if (by_sequence_ && !keys.empty()) {
     // Changes committed since the last read of the log are the log's to take, not missed.
@@ -392,9 +393,11 @@ bool SourceIntake<Row>::sweep() {
       if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(keys);
       else return source_.read_returns(keys);
     }();
-    const LedgerVersions held(ledger_, kind, keys, options_.starting_point);
+    const LedgerVersions in_ledger(ledger_, kind, keys, options_.starting_point);
     for (Row& row : rows) {
-      if (passed_by(row.reference_id, row.change_time) && held.lacks(version_of(row))) missed.push_back(std::move(row));
+      if (change_detection_passed(row.reference_id, row.change_time) && in_ledger.lacks(version_of(row))) {
+        missed.push_back(std::move(row));
+      }
     }
   }
   if (!by_sequence_) notice_rows_behind(missed, "the reconciliation sweep found it");
