@@ -97,13 +97,15 @@ void print(std::string_view what, const Pass& pass, long orders) {
 int main(int argc, char** argv) {
   long orders = 10000;
   int lines = 3, runs = 3;
+  bool unindexed_lines = false;  // as a view over a shop's own item table without an index on its order
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view name = argv[i];
     if (name == "--orders") orders = std::atol(argv[i + 1]);
     else if (name == "--lines") lines = std::atoi(argv[i + 1]);
     else if (name == "--runs") runs = std::atoi(argv[i + 1]);
+    else if (name == "--unindexed-lines") unindexed_lines = std::string_view(argv[i + 1]) == "yes";
     else {
-      fmt::print(stderr, "usage: sweep_bench [--orders N] [--lines L] [--runs R]\n");
+      fmt::print(stderr, "usage: sweep_bench [--orders N] [--lines L] [--runs R] [--unindexed-lines yes]\n");
       return 64;
     }
   }
@@ -137,6 +139,10 @@ int main(int argc, char** argv) {
       order.exec();
       order.reset();
     }
+    if (unindexed_lines) {
+      app.exec("CREATE TABLE lines_copy AS SELECT * FROM fulfillsync_order_lines; DROP TABLE fulfillsync_order_lines; "
+               "ALTER TABLE lines_copy RENAME TO fulfillsync_order_lines");
+    }
     transaction.commit();
   }
   config::MerchantConfig config;
@@ -159,7 +165,8 @@ int main(int argc, char** argv) {
     }
     for (int i = 0; i < 100; ++i) first->poll(10);  // the log's entries deleted once handled, a batch a poll
   }
-  fmt::print("{} open orders with {} lines each, every version in the ledger; batch_size {}\n", orders, lines,
+  fmt::print("{} open orders with {} lines each{}, every version in the ledger; batch_size {}\n", orders, lines,
+             unindexed_lines ? " (no index on the lines' order)" : "",
              daemon::SourceIntake<merchant::OrderRow>::Options{}.feed.batch_size);
   for (int run = 1; run <= runs; ++run) {
     auto sweeping = intake(1ms);

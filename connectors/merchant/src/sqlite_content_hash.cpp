@@ -2,8 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <iterator>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -11,6 +13,7 @@
 
 #include "canonical_row.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
+#include "sqlite_change_time.hpp"
 #include "sqlite_support.hpp"
 
 namespace fulfillsync::merchant {
@@ -46,14 +49,16 @@ struct Table;
 template <>
 struct Table<OrderRow> {
   static constexpr std::string_view hash = "fulfillsync_order_hash", lines = "fulfillsync_order_lines";
-  static constexpr std::string_view lines_table = kOrderLinesTable, parent = "order_reference_id";
+  static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
+  static constexpr std::string_view parent = "order_reference_id";
   static auto columns() { return order_columns(); }
   static auto line_columns() { return order_line_columns(); }
 };
 template <>
 struct Table<ReturnRow> {
   static constexpr std::string_view hash = "fulfillsync_return_hash", lines = "fulfillsync_return_lines";
-  static constexpr std::string_view lines_table = kReturnLinesTable, parent = "return_reference_id";
+  static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
+  static constexpr std::string_view parent = "return_reference_id";
   static auto columns() { return return_columns(); }
   static auto line_columns() { return return_line_columns(); }
 };
@@ -131,18 +136,32 @@ void register_for(sqlite3* db) {
         hash_name);
 }
 
+// The rows first (`page`: their columns, with change_time), then their lines, aggregated by parent
+// for the keys of the page only (`parts`): one pass over the lines table per page even when it has no
+// index on its parent (a view over a shop's own tables), index lookups when it has one.
 template <typename Row>
-std::string hash_sql() {
-  std::string sql = fmt::format("{}(t.reference_id", Table<Row>::hash);
-  for (const auto& column : Table<Row>::columns()) sql += fmt::format(", t.{}", sql_name(column.name));
-  sql += fmt::format(", (SELECT {}(", Table<Row>::lines);
+std::string versions_sql(std::string_view rows) {
+  std::string page = fmt::format("SELECT t.reference_id AS reference_id, {} AS change_time", kChangeTimeSql);
+  std::string hash = fmt::format("{}(p.reference_id", Table<Row>::hash);
+  for (const auto& column : Table<Row>::columns()) {
+    fmt::format_to(std::back_inserter(page), ", t.{0} AS {0}", sql_name(column.name));
+    fmt::format_to(std::back_inserter(hash), ", p.{}", sql_name(column.name));
+  }
+  std::string lines = fmt::format("{}(", Table<Row>::lines);
   bool first = true;
   for (const auto& column : Table<Row>::line_columns()) {
-    sql += fmt::format("{}l.{}", first ? "" : ", ", sql_name(column.name));
+    fmt::format_to(std::back_inserter(lines), "{}l.{}", first ? "" : ", ", sql_name(column.name));
     first = false;
   }
-  return sql + fmt::format(") FROM {} AS l WHERE l.{} = t.reference_id))", sql_name(Table<Row>::lines_table),
-                           sql_name(Table<Row>::parent));
+  const std::string parent = sql_name(Table<Row>::parent);
+  const std::string cancel = std::is_same_v<Row, OrderRow> ? fmt::format("p.{}", sql_name("cancel_requested")) : "NULL";
+  return fmt::format(
+      "WITH page AS ({0} FROM {1} AS t {2}), "
+      "parts AS (SELECT l.{3} AS parent, {4}) AS lines FROM {5} AS l WHERE l.{3} IN (SELECT reference_id FROM page) "
+      "GROUP BY l.{3}) "
+      "SELECT p.reference_id, p.change_time, {6}, {7}, parts.lines) FROM page AS p LEFT JOIN parts ON parts.parent = "
+      "p.reference_id ORDER BY p.reference_id",
+      page, sql_name(Table<Row>::table), rows, parent, lines, sql_name(Table<Row>::lines_table), cancel, hash);
 }
 
 }  // namespace
@@ -152,8 +171,8 @@ void register_content_hash(SQLite::Database& db) {
   register_for<ReturnRow>(db.getHandle());
 }
 
-std::string content_hash_sql(SourceKind kind) {
-  return kind == SourceKind::orders ? hash_sql<OrderRow>() : hash_sql<ReturnRow>();
+std::string row_versions_sql(SourceKind kind, std::string_view rows) {
+  return kind == SourceKind::orders ? versions_sql<OrderRow>(rows) : versions_sql<ReturnRow>(rows);
 }
 
 }  // namespace fulfillsync::merchant

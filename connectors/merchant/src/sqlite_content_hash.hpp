@@ -7,6 +7,7 @@
 //   fulfillsync_order_hash(reference_id, columns..., lines)   the hash, lowercase hex
 // and fulfillsync_return_lines, fulfillsync_return_hash likewise.
 #include <string>
+#include <string_view>
 
 #include "fulfillsync/merchant/source_rows.hpp"
 
@@ -19,8 +20,9 @@ namespace fulfillsync::merchant {
 // Registers the four functions on `db`. Throws MerchantDatabaseError when SQLite refuses.
 void register_content_hash(SQLite::Database& db);
 
-// The expression giving the content hash of the row of the source table aliased `t`, its lines
-// included (one index lookup of its lines per row).
-std::string content_hash_sql(SourceKind kind);
+// A statement of the rows of the source table (aliased `t`) that `rows` selects ("WHERE ... ORDER BY
+// ... LIMIT ..."), each as reference_id, change_time (kChangeTimeSql), cancel_requested (NULL for
+// returns) and its content hash with its lines, by reference_id.
+std::string row_versions_sql(SourceKind kind, std::string_view rows);
 
 }  // namespace fulfillsync::merchant

@@ -190,11 +190,10 @@ std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kin
   const std::string_view final_state = orders ? "r.state IN ('cancelled', 'cancel_rejected') OR "
                                                 "r.remote_status IN ('Fulfilled', 'Cancelled')"
                                               : "r.remote_status IN ('Completed', 'Cancelled')";
-  const std::string sql = fmt::format(
-      "SELECT t.reference_id, {}, {}, {} FROM {} AS t WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} "
-      "AS r WHERE r.reference_id = t.reference_id AND ({})) ORDER BY t.reference_id LIMIT ?2",
-      kChangeTimeSql, orders ? column_of("t", "cancel_requested") : "NULL", content_hash_sql(kind),
-      sql_name(source_table(kind)), connection_.result_table(kind), final_state);
+  const std::string sql = row_versions_sql(
+      kind, fmt::format("WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} AS r WHERE r.reference_id = "
+                        "t.reference_id AND ({})) ORDER BY t.reference_id LIMIT ?2",
+                        connection_.result_table(kind), final_state));
   return connection_.guarded(fmt::format("comparing the open rows of {}", source_table(kind)), [&] {
     SQLite::Statement query(db(), sql);
     query.bind(1, std::string(after_key));
