@@ -16,7 +16,8 @@ class SqliteSourceTables final : public SourceTables {
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
-  // One statement: the hashes by the functions of sqlite_content_hash.hpp, each row's lines by index.
+  // One statement a page (sqlite_content_hash.hpp): the hashes computed by SQLite, the page's lines
+  // read in one pass.
   std::vector<OpenRowVersion> open_row_versions(SourceKind kind, std::string_view after_key,
                                                 std::size_t limit) override;
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override;
