@@ -309,6 +309,9 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     out += fmt::format("{}{} source rows have a version the ledger does not hold yet: change detection takes them "
                        "when it reads them, else the reconciliation sweep within merchant.reconcile_interval\n",
                        oldest ? "" : "Nothing in the ledger waits, but ", *waiting);
+  } else if (!oldest && !waiting && merchant != nullptr && since) {
+    out += "Nothing in the ledger waits; the source rows waiting cannot be counted (the merchant's tables cannot "
+           "be read)\n";
   } else if (!oldest) {
     out += "Nothing waiting to be sent\n";
   }
