@@ -67,6 +67,18 @@ class RecoveryTest : public SyncFixture {
 
   void expect_no_duplicate_create() { EXPECT_EQ(sandbox_count("duplicates_refused"), 0); }
 
+  // The configuration with one push job switched off (`job`: push_orders, push_cancels), or as written.
+  void switch_off(const std::string& job) {
+    if (written_config_.empty()) written_config_ = read_file(config_path);
+    std::string config = written_config_;
+    const std::string line = job + ": {interval: 50ms";
+    config.replace(config.find(line), line.size(), line + ", enabled: false");
+    write_file(config_path, config);
+  }
+  void switch_all_on() { write_file(config_path, written_config_); }
+
+  std::string written_config_;
+
   void expect_cancelled_once(const std::set<std::string>& cancelled) {
     const auto processed = cancels_processed();
     for (const auto& reference : cancelled) {
@@ -232,6 +244,99 @@ TEST_F(RecoveryTest, ADeletedStoreIsRebuiltWithoutResendingCreates) {
   expect_cancelled_once(cancelled);
   EXPECT_EQ(creates(), std::make_pair(335L, 20L));
   EXPECT_EQ(provider_returns().size(), 20u);
+  expect_no_duplicate_create();
+}
+
+// A create the store since replaced sent, killed before its result was written: the result row still
+// says pending. The older copy put back is behind the result tables (they hold rows it has never
+// seen), so it looks such rows up by reference before sending anything: no create is refused as a
+// duplicate.
+TEST_F(RecoveryTest, ASendTheOlderStoreNeverKnewIsLookedUpBeforeAnyCreate) {
+  start_sandbox();
+  insert_orders("OLD", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 5);
+  switch_off("push_orders");  // read and queued (push_cancels reads the orders table too), not sent
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("state", "NEW-0003"), "pending");
+  switch_all_on();
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_ledger_commit"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  ASSERT_EQ(creates().first, 10);
+  ASSERT_EQ(result_column("state", "NEW-0003"), "pending");
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("5 possible sends to look up by reference"));
+  expect_orders_delivered("OLD", 5);
+  expect_orders_delivered("NEW", 5);
+  EXPECT_EQ(creates().first, 10);
+  expect_no_duplicate_create();
+}
+
+// An edit after a create the store forgot: the provider has the first version. The version sent
+// after the edit is refused as a duplicate and its result says so; that result read back by a store
+// restored once more keeps saying so once the lookup finds the order (the edit is not lost silently).
+TEST_F(RecoveryTest, AnEditAfterACreateTheStoreForgotStaysReportedThroughAnotherRestore) {
+  start_sandbox();
+  insert_orders("OLD", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 1);
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_ledger_commit"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  ASSERT_EQ(creates().first, 4);
+  restore_store(dir / "backup.db");
+  execute("UPDATE fulfillsync_orders SET recipient_name = 'Edited Later' WHERE reference_id = 'NEW-0001'");
+  // Killed once the order is looked up, before the ledger records what the lookup found.
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_reconcile_lookup"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  expect_orders_delivered("OLD", 3);
+  const auto orders = provider_orders();
+  ASSERT_TRUE(orders.contains("NEW-0001"));
+  EXPECT_EQ(orders.at("NEW-0001").recipient->name, "Customer 1");
+  EXPECT_EQ(result_column("state", "NEW-0001"), "created");
+  EXPECT_EQ(result_column("remote_id", "NEW-0001"), std::to_string(orders.at("NEW-0001").id));
+  EXPECT_THAT(result_column("note", "NEW-0001"), HasSubstr("created at the provider by an earlier send"));
+  EXPECT_EQ(creates().first, 4);
+}
+
+// A cancel queued and not sent when the store is lost: the result says cancelling, the provider
+// shows the order open. The rebuild queues the cancel again from what it reads at the provider,
+// without waiting for the orders table to be read again, and it is applied once.
+TEST_F(RecoveryTest, ACancelTheResultRecordsAndTheProviderDoesNotShowIsQueuedByTheRebuild) {
+  start_sandbox();
+  insert_orders("ORD", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  switch_off("push_cancels");
+  request_cancel("ORD-0002");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("state", "ORD-0002"), "cancelling");
+
+  delete_store();
+  result = daemon({"recover-store"});
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("1 cancels the provider does not show sent again"));
+  EXPECT_EQ(ledger_count("pending"), 1);
+
+  switch_all_on();
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_orders_delivered("ORD", 5, {"ORD-0002"});
+  expect_cancelled_once({"ORD-0002"});
   expect_no_duplicate_create();
 }
 

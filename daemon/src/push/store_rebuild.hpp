@@ -8,11 +8,17 @@
 //      have as created becomes created with that id, the row version (content hash) and note the
 //      result records; an order whose result says cancelled also gets its cancel, once the provider
 //      confirms it (step 2). A row whose result says a send was unclear (unknown, in_flight) and the
-//      ledger never saw sent is looked up by reference before anything is sent. An empty store's
-//      starting point becomes the oldest result's first sight, so the source tables are read again
-//      from where pushing began (the ledger recognises what was sent).
+//      ledger never saw sent is looked up by reference before anything is sent. So is a row whose
+//      result says pending when the store is behind the result tables (a result row newer than the
+//      ledger's entries for it, or one the ledger lacks): the store since replaced may have sent it
+//      after its result was written (a send in flight is not written to the result table). Found,
+//      such a row keeps kCreatedByAnEarlierSend: which version that send carried is not known here.
+//      An empty store's starting point becomes the oldest result's first sight, so the source tables
+//      are read again from where pushing began (the ledger recognises what was sent).
 //   2. check() (before the jobs start): the adopted ids are read at the provider, 250 a request
-//      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported.
+//      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported. An order whose result
+//      says the merchant's cancel was sent or being sent and that the provider does not show
+//      cancelled gets its cancel queued again, unless the ledger holds it already.
 // In a store that is neither lost nor older, step 1 finds nothing to adopt and step 2 sends nothing.
 #include <cstdint>
 #include <optional>
@@ -34,6 +40,8 @@ struct RebuildSummary {
   int orders_adopted = 0;
   int returns_adopted = 0;
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
+  int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
+  bool behind = false;       // some result row is newer than the ledger's entries for it
   int looked_up = 0;         // unclear sends queued for a lookup by reference
   int confirmed = 0;         // adopted ids the provider has
   int missing = 0;           // adopted ids the provider does not have
@@ -65,8 +73,19 @@ class StoreRebuild {
     std::int64_t remote_id;
     std::string reference_id;
     std::string content_hash;
+    bool cancel_requested;  // the result says cancelled or cancelling
   };
-  void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen);
+  // A result row without a remote_id whose send may have left.
+  struct Unsettled {
+    merchant::SourceKind kind;
+    std::string reference_id;
+    std::string content_hash;
+    bool unclear;  // the result says unknown or in_flight (else pending)
+  };
+  void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen,
+                   std::vector<Unsettled>& unsettled);
+  bool behind(merchant::SourceKind kind, const merchant::SyncResult& result);
+  void look_up_unsettled(const std::vector<Unsettled>& unsettled);
 
   merchant::SyncResults& results_;
   CheckpointStore& store_;

@@ -241,6 +241,14 @@ bool OutboundLedger::reopen_cancel(std::string_view source_key, std::string_view
   return true;
 }
 
+bool OutboundLedger::queue_cancel(std::string_view source_key, std::string_view content_hash,
+                                  std::string_view reason) {
+  const auto cancel = find(LedgerKind::order_cancel, source_key);
+  if (cancel && cancel->state != LedgerState::withdrawn) return false;
+  return put(LedgerKind::order_cancel, source_key, content_hash, LedgerState::pending, std::nullopt, "", reason, "",
+             "");
+}
+
 void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                               std::string_view reason) {
   const auto existing = find(kind, source_key);
@@ -304,13 +312,21 @@ bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::stri
 }
 
 void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                                   std::string_view reason) {
+                                   std::string_view reason, std::string_view note) {
   const auto existing = find(kind, source_key);
   FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
                             existing->state == LedgerState::rejected,
                         fmt::format("outbound ledger: {} {} cannot be looked up from {}", to_string(kind), source_key,
                                     existing ? to_string(existing->state) : "nothing"));
-  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", "");
+  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", note);
+  if (existing && existing->content_hash != content_hash && !existing->body.empty()) {
+    // The body was built from another version: found absent, the row's current one is built anew.
+    SQLite::Statement& update =
+        store_.prepared("UPDATE outbound_ledger SET body = NULL WHERE kind = ? AND source_key = ?");
+    update.bind(1, std::string(to_string(kind)));
+    update.bind(2, std::string(source_key));
+    update.exec();
+  }
 }
 
 bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
