@@ -71,8 +71,9 @@ class RecoveryTest : public SyncFixture {
   void switch_off(const std::string& job) {
     if (written_config_.empty()) written_config_ = read_file(config_path);
     std::string config = written_config_;
-    const std::string line = job + ": {interval: 50ms";
-    config.replace(config.find(line), line.size(), line + ", enabled: false");
+    const std::string line = job + ": {";
+    const std::size_t at = config.find(line);
+    config.insert(config.find('}', at), ", enabled: false");
     write_file(config_path, config);
   }
   void switch_all_on() { write_file(config_path, written_config_); }
@@ -338,6 +339,35 @@ TEST_F(RecoveryTest, ACancelTheResultRecordsAndTheProviderDoesNotShowIsQueuedByT
   expect_orders_delivered("ORD", 5, {"ORD-0002"});
   expect_cancelled_once({"ORD-0002"});
   expect_no_duplicate_create();
+}
+
+// Tracking marks queued in a store, sent and written to the merchant's rows by the store that
+// replaced it; that older copy put back does not send them again: the merchant's rows no longer list
+// them as to be marked. (Marks it had in flight are looked up at the provider, as after any kill.)
+TEST_F(RecoveryTest, TrackingMarkedByAStoreSinceReplacedIsNotMarkedAgain) {
+  start_sandbox();
+  const std::string shipments = "    pull_shipments: {interval: 50ms}\n";
+  write_config("", shipments + "    mark_tracking: {mode: never}\n");
+  insert_orders("ORD", 60);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=7200").status, 200);  // shipped
+  result = once();  // the shipments and their tracking in the merchant database, nothing marked
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  write_config("", shipments + "    mark_tracking: {interval: 50ms, batch_size: 50}\n");
+  // 60 marks queued, a batch of 50 in flight: killed before it leaves; 10 left pending.
+  result = once({"FULFILLSYNC_FAILPOINTS=mark_tracking.before_send"});
+  ASSERT_EQ(result.exit_status, kKilled) << "the failpoint was not reached:\n" << result.stderr_text;
+  back_up_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(60);
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(60);
+  expect_no_mark_without_merchant_tracking();
 }
 
 // A corrupted store stops the daemon with exit 74 and one message naming the file and the way out;
