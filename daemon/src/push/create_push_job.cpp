@@ -189,6 +189,9 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   }
   if (entries.empty()) co_return;
   failpoint(failpoint_name("before_send"));
+  context_.results.announce_sends(
+      kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, entries,
+      name());
 
   std::vector<std::string> keys;
   for (const LedgerEntry& entry : entries) keys.push_back(entry.source_key);

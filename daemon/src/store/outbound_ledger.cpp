@@ -186,7 +186,7 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
   else update.bind(4);
   if (error) update.bind(5, std::string(*error));
   else update.bind(5);
-  // A row being sent shows its previous state in the result table until the answer.
+  // The ledger does not mark a result unwritten for in_flight (the create job announces its sends itself).
   update.bind(6, to == LedgerState::in_flight ? 0 : 1);
   if (remote_created_at && !remote_created_at->empty()) update.bind(7, std::string(*remote_created_at));
   else update.bind(7);
@@ -334,6 +334,14 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
                            std::string_view note) {
   return put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at,
              note);
+}
+
+void OutboundLedger::mark_result_unwritten(LedgerKind kind, std::string_view source_key) {
+  SQLite::Statement& update =
+      store_.prepared("UPDATE outbound_ledger SET result_pending = 1 WHERE kind = ? AND source_key = ?");
+  update.bind(1, std::string(to_string(kind)));
+  update.bind(2, std::string(source_key));
+  update.exec();
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {

@@ -15,7 +15,8 @@
 // (created, or applied); absent, it goes back to pending, and the caller offers the row's current version.
 //
 // Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
-// table is written after the ledger commit, and replayed from here when that write fails.
+// table is written after the ledger commit, and replayed from here when that write fails. (A chunk of
+// creates is written to the result table as in_flight before it leaves: ResultWriter::announce_sends.)
 //
 // Each call commits on its own; a Batch groups many into one commit (one fsync).
 #include <chrono>
@@ -154,6 +155,9 @@ class OutboundLedger {
              std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
+
+  // The entry's result is to be written again (the result table was told something else meanwhile).
+  void mark_result_unwritten(LedgerKind kind, std::string_view source_key);
 
   // Sets the note of an entry (see kCreatedByAnEarlierSend).
   void set_note(LedgerKind kind, std::string_view source_key, std::string_view note);
