@@ -305,6 +305,39 @@ TEST_F(RecoveryTest, ASendKilledBeforeItsFirstResultIsLookedUpByTheOlderStore) {
   expect_no_duplicate_create();
 }
 
+// An older copy put back the moment the process that used the newer store died, a create of that
+// process still under way at the provider: the older store waits the request timeout before it
+// looks anything up, so it finds the order rather than sending it again.
+TEST_F(RecoveryTest, ACreateStillUnderWayWhenAnOlderStoreStartsIsFoundNotSentAgain) {
+  start_sandbox();
+  insert_orders("OLD", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 1);
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=2000@1").status, 200);
+  auto running = run_in_background();
+  for (int i = 0; i < 200 && result_column_if_any("state", "NEW-0001") != "in_flight"; ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(result_column_if_any("state", "NEW-0001"), "in_flight") << running->stderr_text();
+  std::this_thread::sleep_for(300ms);  // the request has reached the provider, which takes 2 s over it
+  running->send_signal(SIGKILL);
+  ASSERT_EQ(running->wait_for_exit(10s), kKilled);
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("is older than the merchant's result tables: waiting"));
+  std::this_thread::sleep_for(2s);  // the request of the process killed has been handled by now
+  expect_orders_delivered("OLD", 3);
+  expect_orders_delivered("NEW", 1);
+  EXPECT_EQ(creates().first, 4);
+  expect_no_duplicate_create();
+}
+
 // An edit after a create the store forgot: the provider has the first version. The version sent
 // after the edit is refused as a duplicate and its result says so; that result read back by a store
 // restored once more keeps saying so once the lookup finds the order (the edit is not lost silently).

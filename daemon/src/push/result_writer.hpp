@@ -31,8 +31,8 @@ class ResultWriter {
   // Before a chunk of creates leaves: their rows say in_flight, so that a store restored from an
   // older copy, which cannot know they were sent, looks them up by reference before sending them
   // again (StoreRebuild). Each row keeps its entry's ledger time, so whatever state the ledger holds
-  // next replaces it, and the entries' results are marked unwritten for that. False when the write
-  // failed (logged and counted; the sends go out all the same).
+  // next replaces it; an entry left pending (not sent after all) must be marked unwritten by the
+  // caller. False when the write failed (logged and counted; the sends go out all the same).
   bool announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries, std::string_view job);
 
  private:

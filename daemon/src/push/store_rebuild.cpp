@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/push/source_intake.hpp"
 
 namespace fulfillsync::daemon {
@@ -25,6 +29,7 @@ constexpr std::size_t kIdsPerRead = 250;
 // was written: a row taken at the first poll was changed before its result existed.
 constexpr auto kStartingPointMargin = std::chrono::minutes(1);
 constexpr std::size_t kMissingShown = 5;
+constexpr std::chrono::milliseconds kWaitStep{100};
 
 constexpr const char* kUnclearBeforeRebuild =
     "possibly sent before the checkpoint store was rebuilt, without an answer it records: looked up by reference "
@@ -87,15 +92,20 @@ void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
 bool StoreRebuild::behind(SourceKind kind, const merchant::SyncResult& result) {
   // The result row holds the time of the ledger state it was written from (for an order, the later
   // of its create and its cancel): a newer one was written by a store that knew more than this one.
+  const auto create = ledger_.find(create_kind(kind), result.reference_id);
   std::optional<timestamps::TimePoint> known;
   const auto note = [&](const std::optional<LedgerEntry>& entry) {
     if (!entry) return;
     const auto when = timestamps::parse_iso8601(entry->updated_at);
     if (when && (!known || *when > *known)) known = *when;
   };
-  note(ledger_.find(create_kind(kind), result.reference_id));
+  note(create);
   if (kind == SourceKind::orders) note(ledger_.find(LedgerKind::order_cancel, result.reference_id));
-  return !known || result.updated_at > *known;
+  if (!known || result.updated_at > *known) return true;
+  // Written in flight (ResultWriter::announce_sends) with the time of the entry it was then, which
+  // this ledger may share: a send it has no record of.
+  return result.state == to_string(LedgerState::in_flight) && create &&
+         (create->state == LedgerState::pending || create->state == LedgerState::rejected);
 }
 
 void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& oldest_seen,
@@ -158,7 +168,22 @@ void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {
   batch.commit();
 }
 
-asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping) {
+asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
+                                          std::chrono::milliseconds quiet) {
+  if (summary_.behind && quiet > std::chrono::milliseconds::zero()) {
+    spdlog::warn("checkpoint store {} is older than the merchant's result tables: waiting {} for requests the "
+                 "process that used the newer store may have left under way, before anything is looked up or sent",
+                 store_.path().string(), config::format_duration(quiet));
+    // In steps, so that a stop is not kept waiting.
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (const auto until = std::chrono::steady_clock::now() + quiet;
+         !stopping && std::chrono::steady_clock::now() < until;) {
+      const std::chrono::steady_clock::duration left = until - std::chrono::steady_clock::now();
+      timer.expires_after(std::min<std::chrono::steady_clock::duration>(kWaitStep, left));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    if (stopping) co_return;
+  }
   api::Provider provider(api::call_of(client), version);
   for (const SourceKind kind : {SourceKind::orders, SourceKind::returns}) {
     std::vector<const Adopted*> of_kind;

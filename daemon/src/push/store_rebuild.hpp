@@ -20,6 +20,7 @@
 //      says the merchant's cancel was sent or being sent and that the provider does not show
 //      cancelled gets its cancel queued again, unless the ledger holds it already.
 // In a store that is neither lost nor older, step 1 finds nothing to adopt and step 2 sends nothing.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,7 +42,9 @@ struct RebuildSummary {
   int returns_adopted = 0;
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
   int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
-  bool behind = false;       // some result row is newer than the ledger's entries for it
+  // Some result row is newer than the ledger's entries for it, or says in flight a create the
+  // ledger has not sent: another store wrote it.
+  bool behind = false;
   int looked_up = 0;         // unclear sends queued for a lookup by reference
   int confirmed = 0;         // adopted ids the provider has
   int missing = 0;           // adopted ids the provider does not have
@@ -62,8 +65,12 @@ class StoreRebuild {
   // Step 1; call before the intake reads the starting point. Throws MerchantDatabaseError or
   // SQLite::Exception (nothing of a failed page is kept).
   void adopt(const std::optional<std::string>& orders_since);
-  // Step 2: never throws for a failed request (logged; what was adopted stays adopted).
-  boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping);
+  // Step 2: never throws for a failed request (logged; what was adopted stays adopted). A store
+  // behind the result tables first waits `quiet` (the request timeout): the process that used the
+  // newer store may have died just now with requests under way, which a lookup made at once would
+  // not find yet.
+  boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
+                                     std::chrono::milliseconds quiet);
 
   const RebuildSummary& summary() const { return summary_; }
 
