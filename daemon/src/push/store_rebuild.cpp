@@ -73,6 +73,7 @@ StoreRebuild::StoreRebuild(merchant::SyncResults& results, CheckpointStore& stor
 
 void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   const bool empty_store = !saved_starting_point(store_);
+  summary_.empty = empty_store;
   std::optional<std::string> oldest_seen;
   std::vector<Unsettled> unsettled;
   adopt_table(SourceKind::orders, oldest_seen, unsettled);
@@ -170,7 +171,7 @@ void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {
 
 asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
                                           std::chrono::milliseconds quiet) {
-  if (summary_.behind && quiet > std::chrono::milliseconds::zero()) {
+  if (summary_.behind && (!summary_.empty || summary_.looked_up > 0) && quiet > std::chrono::milliseconds::zero()) {
     spdlog::warn("checkpoint store {} is older than the merchant's result tables: waiting {} for requests the "
                  "process that used the newer store may have left under way, before anything is looked up or sent",
                  store_.path().string(), config::format_duration(quiet));

@@ -45,6 +45,7 @@ struct RebuildSummary {
   // Some result row is newer than the ledger's entries for it, or says in flight a create the
   // ledger has not sent: another store wrote it.
   bool behind = false;
+  bool empty = false;  // the store held nothing (deleted, or moved aside by recover-store)
   int looked_up = 0;         // unclear sends queued for a lookup by reference
   int confirmed = 0;         // adopted ids the provider has
   int missing = 0;           // adopted ids the provider does not have
@@ -68,7 +69,8 @@ class StoreRebuild {
   // Step 2: never throws for a failed request (logged; what was adopted stays adopted). A store
   // behind the result tables first waits `quiet` (the request timeout): the process that used the
   // newer store may have died just now with requests under way, which a lookup made at once would
-  // not find yet.
+  // not find yet. (An empty store waits only when it queued lookups: any other create it sends has no
+  // result row, so was never announced, so never sent.)
   boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
                                      std::chrono::milliseconds quiet);
 
