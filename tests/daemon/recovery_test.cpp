@@ -9,6 +9,7 @@
 namespace fulfillsync::testing {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -66,6 +67,19 @@ class RecoveryTest : public SyncFixture {
   }
 
   void expect_no_duplicate_create() { EXPECT_EQ(sandbox_count("duplicates_refused"), 0); }
+
+  // The configuration with one push job switched off (`job`: push_orders, push_cancels), or as written.
+  void switch_off(const std::string& job) {
+    if (written_config_.empty()) written_config_ = read_file(config_path);
+    std::string config = written_config_;
+    const std::string line = job + ": {";
+    const std::size_t at = config.find(line);
+    config.insert(config.find('}', at), ", enabled: false");
+    write_file(config_path, config);
+  }
+  void switch_all_on() { write_file(config_path, written_config_); }
+
+  std::string written_config_;
 
   void expect_cancelled_once(const std::set<std::string>& cancelled) {
     const auto processed = cancels_processed();
@@ -233,6 +247,186 @@ TEST_F(RecoveryTest, ADeletedStoreIsRebuiltWithoutResendingCreates) {
   EXPECT_EQ(creates(), std::make_pair(335L, 20L));
   EXPECT_EQ(provider_returns().size(), 20u);
   expect_no_duplicate_create();
+}
+
+// Creates queued (their results say pending) and then sent by the store since replaced, killed before
+// it wrote their outcome. The older copy put back is behind the result tables (they hold rows it has
+// never seen), so it looks such rows up by reference before sending anything: no create is refused
+// as a duplicate.
+TEST_F(RecoveryTest, ASendTheOlderStoreNeverKnewIsLookedUpBeforeAnyCreate) {
+  start_sandbox();
+  insert_orders("OLD", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 5);
+  switch_off("push_orders");  // read and queued (push_cancels reads the orders table too), not sent
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("state", "NEW-0003"), "pending");
+  switch_all_on();
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_ledger_commit"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  ASSERT_EQ(creates().first, 10);
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("5 possible sends to look up by reference"));
+  expect_orders_delivered("OLD", 5);
+  expect_orders_delivered("NEW", 5);
+  EXPECT_EQ(creates().first, 10);
+  expect_no_duplicate_create();
+}
+
+// The same with rows read and sent in one go, killed before any of their results was written: the
+// results say in_flight (written before the sends left), and the older copy looks them up.
+TEST_F(RecoveryTest, ASendKilledBeforeItsFirstResultIsLookedUpByTheOlderStore) {
+  start_sandbox();
+  insert_orders("OLD", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 5);
+  switch_off("push_cancels");  // push_orders alone reads the orders table and writes the results
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_ledger_commit"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  ASSERT_EQ(creates().first, 10);
+  switch_all_on();
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_orders_delivered("OLD", 5);
+  expect_orders_delivered("NEW", 5);
+  EXPECT_EQ(creates().first, 10);
+  expect_no_duplicate_create();
+}
+
+// An older copy put back the moment the process that used the newer store died, a create of that
+// process still under way at the provider: the older store waits the request timeout before it
+// looks anything up, so it finds the order rather than sending it again.
+TEST_F(RecoveryTest, ACreateStillUnderWayWhenAnOlderStoreStartsIsFoundNotSentAgain) {
+  start_sandbox();
+  insert_orders("OLD", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 1);
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=POST /*/order;latency_ms=2000@1").status, 200);
+  auto running = run_in_background();
+  for (int i = 0; i < 200 && result_column_if_any("state", "NEW-0001") != "in_flight"; ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(result_column_if_any("state", "NEW-0001"), "in_flight") << running->stderr_text();
+  std::this_thread::sleep_for(300ms);  // the request has reached the provider, which takes 2 s over it
+  running->send_signal(SIGKILL);
+  ASSERT_EQ(running->wait_for_exit(10s), kKilled);
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("is older than the merchant's result tables: waiting"));
+  std::this_thread::sleep_for(2s);  // the request of the process killed has been handled by now
+  expect_orders_delivered("OLD", 3);
+  expect_orders_delivered("NEW", 1);
+  EXPECT_EQ(creates().first, 4);
+  expect_no_duplicate_create();
+}
+
+// An edit after a create the store forgot: the provider has the first version. The version sent
+// after the edit is refused as a duplicate and its result says so; that result read back by a store
+// restored once more keeps saying so once the lookup finds the order (the edit is not lost silently).
+TEST_F(RecoveryTest, AnEditAfterACreateTheStoreForgotStaysReportedThroughAnotherRestore) {
+  start_sandbox();
+  insert_orders("OLD", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  back_up_store(dir / "backup.db");
+
+  insert_orders("NEW", 1);
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_ledger_commit"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  ASSERT_EQ(creates().first, 4);
+  restore_store(dir / "backup.db");
+  execute("UPDATE fulfillsync_orders SET recipient_name = 'Edited Later' WHERE reference_id = 'NEW-0001'");
+  // Killed once the order is looked up, before the ledger records what the lookup found.
+  result = once({"FULFILLSYNC_FAILPOINTS=push_orders.after_reconcile_lookup"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  expect_orders_delivered("OLD", 3);
+  const auto orders = provider_orders();
+  ASSERT_TRUE(orders.contains("NEW-0001"));
+  EXPECT_EQ(orders.at("NEW-0001").recipient->name, "Customer 1");
+  EXPECT_EQ(result_column("state", "NEW-0001"), "created");
+  EXPECT_EQ(result_column("remote_id", "NEW-0001"), std::to_string(orders.at("NEW-0001").id));
+  EXPECT_THAT(result_column("note", "NEW-0001"), AnyOf(HasSubstr("created at the provider by an earlier send"),
+                                                      HasSubstr("changed at the merchant after it was sent")));
+  EXPECT_EQ(creates().first, 4);
+}
+
+// A cancel queued and not sent when the store is lost: the result says cancelling, the provider
+// shows the order open. The rebuild queues the cancel again from what it reads at the provider,
+// without waiting for the orders table to be read again, and it is applied once.
+TEST_F(RecoveryTest, ACancelTheResultRecordsAndTheProviderDoesNotShowIsQueuedByTheRebuild) {
+  start_sandbox();
+  insert_orders("ORD", 5);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  switch_off("push_cancels");
+  request_cancel("ORD-0002");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(result_column("state", "ORD-0002"), "cancelling");
+
+  delete_store();
+  result = daemon({"recover-store"});
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("1 cancels the provider does not show sent again"));
+  EXPECT_EQ(ledger_count("pending"), 1);
+
+  switch_all_on();
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_orders_delivered("ORD", 5, {"ORD-0002"});
+  expect_cancelled_once({"ORD-0002"});
+  expect_no_duplicate_create();
+}
+
+// Tracking marks queued in a store, sent and written to the merchant's rows by the store that
+// replaced it; that older copy put back does not send them again: the merchant's rows no longer list
+// them as to be marked. (Marks it had in flight are looked up at the provider, as after any kill.)
+TEST_F(RecoveryTest, TrackingMarkedByAStoreSinceReplacedIsNotMarkedAgain) {
+  start_sandbox();
+  const std::string shipments = "    pull_shipments: {interval: 50ms}\n";
+  write_config("", shipments + "    mark_tracking: {mode: never}\n");
+  insert_orders("ORD", 60);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=7200").status, 200);  // shipped
+  result = once();  // the shipments and their tracking in the merchant database, nothing marked
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  write_config("", shipments + "    mark_tracking: {interval: 50ms, batch_size: 50}\n");
+  // 60 marks queued, a batch of 50 in flight: killed before it leaves; 10 left pending.
+  result = once({"FULFILLSYNC_FAILPOINTS=mark_tracking.before_send"});
+  ASSERT_EQ(result.exit_status, kKilled) << "the failpoint was not reached:\n" << result.stderr_text;
+  back_up_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(60);
+
+  restore_store(dir / "backup.db");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_synced(60);
+  expect_no_mark_without_merchant_tracking();
 }
 
 // A corrupted store stops the daemon with exit 74 and one message naming the file and the way out;

@@ -68,12 +68,38 @@ void MarkTrackingJob::take_in(JobRun& run) {
     ledger_.offer(rows);
     batch.commit();
   }
+  for (const auto& row : rows) listed_now_.insert(row.shipment_id);
   if (rows.size() == kIntakeBatch) {
     intake_after_ = rows.back().shipment_id;
     run.more = true;
   } else {
     intake_after_ = 0;
+    listed_ = std::move(listed_now_);
+    listed_now_.clear();
+    listed_in_full_ = true;
   }
+}
+
+// Only the marks the merchant's rows still ask for are sent. The others were queued by a store since
+// replaced by an older copy, which marked them and wrote the rows before it went: sent again, they
+// would be marked twice. Forgotten, they are queued again should a row ask again.
+void MarkTrackingJob::drop_unlisted(std::vector<TrackingMark>& due, JobRun& run) {
+  std::vector<std::int64_t> unlisted;
+  std::erase_if(due, [&](const TrackingMark& mark) {
+    if (listed_now_.contains(mark.shipment_id) || listed_.contains(mark.shipment_id)) return false;
+    unlisted.push_back(mark.shipment_id);
+    return true;
+  });
+  if (unlisted.empty()) return;
+  run.more = true;
+  if (!listed_in_full_) return;  // not read in full yet: they wait
+  auto batch = ledger_.batch();
+  for (const std::int64_t shipment_id : unlisted) ledger_.forget_pending(shipment_id);
+  batch.commit();
+  context_.metrics.count_items(name(), "forgotten", static_cast<double>(unlisted.size()));
+  spdlog::info("mark_tracking: {} queued marks are of shipments the merchant's tracking rows no longer list as to "
+               "be marked (done by a checkpoint store since replaced?): not sent",
+               unlisted.size());
 }
 
 asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
@@ -118,9 +144,10 @@ asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
 }
 
 asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
-  const auto due = ledger_.due(config_.batch_size);
-  if (due.empty() || context_.stopping) co_return;
+  auto due = ledger_.due(config_.batch_size);
   if (static_cast<int>(due.size()) == config_.batch_size) run.more = true;
+  drop_unlisted(due, run);
+  if (due.empty() || context_.stopping) co_return;
   std::vector<std::int64_t> shipment_ids;
   for (const auto& mark : due) shipment_ids.push_back(mark.shipment_id);
   {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <chrono>
 #include <optional>
+#include <unordered_set>
+#include <vector>
 
 #include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/config/config.hpp"
@@ -28,6 +30,7 @@ class MarkTrackingJob final : public Job {
   void take_in(JobRun& run);
   boost::asio::awaitable<void> reconcile(JobRun& run);
   boost::asio::awaitable<void> send(JobRun& run);
+  void drop_unlisted(std::vector<TrackingMark>& due, JobRun& run);
   void write_results();
   boost::asio::awaitable<void> sweep(JobRun& run);
 
@@ -37,6 +40,12 @@ class MarkTrackingJob final : public Job {
   config::TrackingMarksConfig config_;
   FailureBackoff backoff_;
   std::int64_t intake_after_ = 0;  // the merchant's tracking rows are read in shipment id order
+  // The shipments the merchant's tracking rows list as still to be marked: in the read under way, and
+  // in the last complete read since this process started (`listed_in_full_`). A pending mark of a
+  // shipment neither lists was queued by a ledger that is older than the merchant's rows (a store
+  // restored from an older copy): the row shows the mark done (or asks for none any more).
+  std::unordered_set<std::int64_t> listed_now_, listed_;
+  bool listed_in_full_ = false;
   std::chrono::steady_clock::time_point next_sweep_;
 };
 

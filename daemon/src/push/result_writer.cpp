@@ -122,4 +122,32 @@ bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int li
   return static_cast<int>(written.size()) < limit;
 }
 
+bool ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
+                                  std::string_view job) {
+  if (entries.empty()) return true;
+  std::vector<merchant::SyncResult> results;
+  for (const LedgerEntry& entry : entries) {
+    merchant::SyncResult result =
+        kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt) : return_result(entry);
+    result.state = std::string(to_string(LedgerState::in_flight));
+    results.push_back(std::move(result));
+  }
+  try {
+    results_.write_results(kind, results);
+  } catch (const std::exception& e) {
+    metrics_.count_result_write_failure();
+    spdlog::warn("{}: writing {} result rows as in flight to the merchant database failed ({}); sending them all "
+                 "the same",
+                 job, results.size(), e.what());
+    return false;
+  }
+  // Written as far as the ledger goes: a flush by another job meanwhile must not put `pending` back
+  // while the sends leave. The state after the send replaces it (the create job marks entries that
+  // were not sent after all).
+  auto batch = ledger_.batch();
+  for (const LedgerEntry& entry : entries) ledger_.mark_result_written(entry);
+  batch.commit();
+  return true;
+}
+
 }  // namespace fulfillsync::daemon

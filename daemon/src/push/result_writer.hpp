@@ -7,6 +7,7 @@
 // when it was cancelled before it was ever created), `cancelling` while the cancel waits, and
 // `cancel_rejected` when the provider refused it.
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "fulfillsync/daemon/job/sync_metrics.hpp"
@@ -26,6 +27,13 @@ class ResultWriter {
   // failpoints. A failed write is logged and counted, and left for the next call. Returns whether
   // everything was written.
   bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
+
+  // Before a chunk of creates leaves: their rows say in_flight, so that a store restored from an
+  // older copy, which cannot know they were sent, looks them up by reference before sending them
+  // again (StoreRebuild). Each row keeps its entry's ledger time, so whatever state the ledger holds
+  // next replaces it; an entry left pending (not sent after all) must be marked unwritten by the
+  // caller. False when the write failed (logged and counted; the sends go out all the same).
+  bool announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries, std::string_view job);
 
  private:
   OutboundLedger& ledger_;

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/api/provider.hpp"
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/config/duration.hpp"
 #include "fulfillsync/daemon/push/source_intake.hpp"
 
 namespace fulfillsync::daemon {
@@ -25,9 +29,13 @@ constexpr std::size_t kIdsPerRead = 250;
 // was written: a row taken at the first poll was changed before its result existed.
 constexpr auto kStartingPointMargin = std::chrono::minutes(1);
 constexpr std::size_t kMissingShown = 5;
+constexpr std::chrono::milliseconds kWaitStep{100};
 
 constexpr const char* kUnclearBeforeRebuild =
-    "sent before the checkpoint store was rebuilt, without a clear answer: looked up by reference first";
+    "possibly sent before the checkpoint store was rebuilt, without an answer it records: looked up by reference "
+    "first";
+constexpr const char* kCancelNotShown =
+    "the result table records this cancel, the provider does not show the order cancelled: sent again";
 
 LedgerKind create_kind(SourceKind kind) {
   return kind == SourceKind::orders ? LedgerKind::order_create : LedgerKind::return_create;
@@ -42,8 +50,10 @@ std::string iso(const std::optional<timestamps::TimePoint>& when) {
 std::string RebuildSummary::describe() const {
   std::string text = fmt::format(
       "rebuilt from the merchant's result tables: {} orders and {} returns adopted as created, {} cancels adopted, "
-      "{} unclear sends to look up by reference",
+      "{} possible sends to look up by reference",
       orders_adopted, returns_adopted, cancels_adopted, looked_up);
+  if (behind) text += " (the result tables are newer than the store: restored from an older copy, or lost)";
+  if (cancels_queued > 0) text += fmt::format("; {} cancels the provider does not show sent again", cancels_queued);
   if (checked) {
     text += fmt::format("; checked at the provider in {} requests: {} found, {} missing", calls, confirmed, missing);
   } else if (orders_adopted + returns_adopted > 0) {
@@ -63,9 +73,12 @@ StoreRebuild::StoreRebuild(merchant::SyncResults& results, CheckpointStore& stor
 
 void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   const bool empty_store = !saved_starting_point(store_);
+  summary_.empty = empty_store;
   std::optional<std::string> oldest_seen;
-  adopt_table(SourceKind::orders, oldest_seen);
-  adopt_table(SourceKind::returns, oldest_seen);
+  std::vector<Unsettled> unsettled;
+  adopt_table(SourceKind::orders, oldest_seen, unsettled);
+  adopt_table(SourceKind::returns, oldest_seen, unsettled);
+  look_up_unsettled(unsettled);
   if (empty_store && (orders_since || oldest_seen)) {
     // Where pushing began is not known any more: sync.orders_since when set, else a little before
     // the oldest result. Rows read again are recognised by the ledger rebuilt above, not sent.
@@ -77,7 +90,27 @@ void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   if (summary_.adopted_any()) spdlog::warn("checkpoint store {}: {}", store_.path().string(), summary_.describe());
 }
 
-void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& oldest_seen) {
+bool StoreRebuild::behind(SourceKind kind, const merchant::SyncResult& result) {
+  // The result row holds the time of the ledger state it was written from (for an order, the later
+  // of its create and its cancel): a newer one was written by a store that knew more than this one.
+  const auto create = ledger_.find(create_kind(kind), result.reference_id);
+  std::optional<timestamps::TimePoint> known;
+  const auto note = [&](const std::optional<LedgerEntry>& entry) {
+    if (!entry) return;
+    const auto when = timestamps::parse_iso8601(entry->updated_at);
+    if (when && (!known || *when > *known)) known = *when;
+  };
+  note(create);
+  if (kind == SourceKind::orders) note(ledger_.find(LedgerKind::order_cancel, result.reference_id));
+  if (!known || result.updated_at > *known) return true;
+  // Written in flight (ResultWriter::announce_sends) with the time of the entry it was then, which
+  // this ledger may share: a send it has no record of.
+  return result.state == to_string(LedgerState::in_flight) && create &&
+         (create->state == LedgerState::pending || create->state == LedgerState::rejected);
+}
+
+void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& oldest_seen,
+                               std::vector<Unsettled>& unsettled) {
   const LedgerKind create = create_kind(kind);
   std::string after;
   for (;;) {
@@ -90,6 +123,8 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
         const std::string seen = timestamps::format_iso8601_z(*result.first_seen_at);
         if (!oldest_seen || seen < *oldest_seen) oldest_seen = seen;
       }
+      // Before anything below changes the ledger's times.
+      summary_.behind = behind(kind, result) || summary_.behind;
       const std::string hash = result.content_hash.value_or("");
       if (result.remote_id) {
         const bool adopted = ledger_.adopt(create, result.reference_id, hash, *result.remote_id,
@@ -102,23 +137,54 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
         }
         // A cancel the result records as sent (or being sent) that this ledger does not have as done:
         // the provider's status says whether to adopt it or to send it.
+        const bool cancel_requested =
+            kind == SourceKind::orders && (result.state == "cancelled" || result.state == "cancelling");
         const bool cancel_unknown_here =
-            kind == SourceKind::orders && (result.state == "cancelled" || result.state == "cancelling") &&
+            cancel_requested &&
             ledger_.find(LedgerKind::order_cancel, result.reference_id).value_or(LedgerEntry{}).state !=
                 LedgerState::applied;
-        if (adopted || cancel_unknown_here) adopted_.push_back({kind, *result.remote_id, result.reference_id, hash});
-      } else if (result.state == "unknown" || result.state == "in_flight") {
-        const auto entry = ledger_.find(create, result.reference_id);
-        if (entry && entry->state != LedgerState::pending && entry->state != LedgerState::rejected) continue;
-        ledger_.look_up_first(create, result.reference_id, hash, kUnclearBeforeRebuild);
-        ++summary_.looked_up;
+        if (adopted || cancel_unknown_here) {
+          adopted_.push_back({kind, *result.remote_id, result.reference_id, hash, cancel_requested});
+        }
+      } else if (result.state == "unknown" || result.state == "in_flight" || result.state == "pending") {
+        unsettled.push_back({kind, result.reference_id, hash, result.state != "pending"});
       }
     }
     batch.commit();
   }
 }
 
-asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping) {
+void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {
+  auto batch = ledger_.batch();
+  for (const Unsettled& row : unsettled) {
+    // A pending result is a send that may have left only in a store that knew more than this one.
+    if (!row.unclear && !summary_.behind) continue;
+    const LedgerKind create = create_kind(row.kind);
+    const auto entry = ledger_.find(create, row.reference_id);
+    if (entry && entry->state != LedgerState::pending && entry->state != LedgerState::rejected) continue;
+    ledger_.look_up_first(create, row.reference_id, row.content_hash, kUnclearBeforeRebuild,
+                          kCreatedByAnEarlierSend);
+    ++summary_.looked_up;
+  }
+  batch.commit();
+}
+
+asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
+                                          std::chrono::milliseconds quiet) {
+  if (summary_.behind && (!summary_.empty || summary_.looked_up > 0) && quiet > std::chrono::milliseconds::zero()) {
+    spdlog::warn("checkpoint store {} is older than the merchant's result tables: waiting {} for requests the "
+                 "process that used the newer store may have left under way, before anything is looked up or sent",
+                 store_.path().string(), config::format_duration(quiet));
+    // In steps, so that a stop is not kept waiting.
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (const auto until = std::chrono::steady_clock::now() + quiet;
+         !stopping && std::chrono::steady_clock::now() < until;) {
+      const std::chrono::steady_clock::duration left = until - std::chrono::steady_clock::now();
+      timer.expires_after(std::min<std::chrono::steady_clock::duration>(kWaitStep, left));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    if (stopping) co_return;
+  }
   api::Provider provider(api::call_of(client), version);
   for (const SourceKind kind : {SourceKind::orders, SourceKind::returns}) {
     std::vector<const Adopted*> of_kind;
@@ -170,11 +236,20 @@ asio::awaitable<void> StoreRebuild::check(api::ApiClient& client, api::ApiVersio
           continue;
         }
         ++summary_.confirmed;
-        // Cancelled at the provider: the cancel is done, whatever the result table got to record.
-        if (orders && status->second == "Cancelled" &&
-            ledger_.adopt(LedgerKind::order_cancel, adopted.reference_id, adopted.content_hash, adopted.remote_id,
-                          "Cancelled", "", "")) {
-          ++summary_.cancels_adopted;
+        if (!orders) continue;
+        if (status->second == "Cancelled") {
+          // Cancelled at the provider: the cancel is done, whatever the result table got to record.
+          if (ledger_.adopt(LedgerKind::order_cancel, adopted.reference_id, adopted.content_hash, adopted.remote_id,
+                            "Cancelled", "", "")) {
+            ++summary_.cancels_adopted;
+          }
+        } else if (adopted.cancel_requested &&
+                   ledger_.queue_cancel(adopted.reference_id, adopted.content_hash, kCancelNotShown)) {
+          // The result says the cancel went (or was going) out; the provider does not show it.
+          ++summary_.cancels_queued;
+          spdlog::warn("order {}: the result table records the merchant's cancel, the provider shows it {}: the "
+                       "cancel is sent again",
+                       text::printable(adopted.reference_id), text::printable(status->second));
         }
       }
       batch.commit();

@@ -8,12 +8,19 @@
 //      have as created becomes created with that id, the row version (content hash) and note the
 //      result records; an order whose result says cancelled also gets its cancel, once the provider
 //      confirms it (step 2). A row whose result says a send was unclear (unknown, in_flight) and the
-//      ledger never saw sent is looked up by reference before anything is sent. An empty store's
-//      starting point becomes the oldest result's first sight, so the source tables are read again
-//      from where pushing began (the ledger recognises what was sent).
+//      ledger never saw sent is looked up by reference before anything is sent. So is a row whose
+//      result says pending when the store is behind the result tables (a result row newer than the
+//      ledger's entries for it, or one the ledger lacks): the store since replaced may have sent it
+//      after its result was written (a send in flight is not written to the result table). Found,
+//      such a row keeps kCreatedByAnEarlierSend: which version that send carried is not known here.
+//      An empty store's starting point becomes the oldest result's first sight, so the source tables
+//      are read again from where pushing began (the ledger recognises what was sent).
 //   2. check() (before the jobs start): the adopted ids are read at the provider, 250 a request
-//      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported.
+//      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported. An order whose result
+//      says the merchant's cancel was sent or being sent and that the provider does not show
+//      cancelled gets its cancel queued again, unless the ledger holds it already.
 // In a store that is neither lost nor older, step 1 finds nothing to adopt and step 2 sends nothing.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +41,11 @@ struct RebuildSummary {
   int orders_adopted = 0;
   int returns_adopted = 0;
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
+  int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
+  // Some result row is newer than the ledger's entries for it, or says in flight a create the
+  // ledger has not sent: another store wrote it.
+  bool behind = false;
+  bool empty = false;  // the store held nothing (deleted, or moved aside by recover-store)
   int looked_up = 0;         // unclear sends queued for a lookup by reference
   int confirmed = 0;         // adopted ids the provider has
   int missing = 0;           // adopted ids the provider does not have
@@ -54,8 +66,13 @@ class StoreRebuild {
   // Step 1; call before the intake reads the starting point. Throws MerchantDatabaseError or
   // SQLite::Exception (nothing of a failed page is kept).
   void adopt(const std::optional<std::string>& orders_since);
-  // Step 2: never throws for a failed request (logged; what was adopted stays adopted).
-  boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping);
+  // Step 2: never throws for a failed request (logged; what was adopted stays adopted). A store
+  // behind the result tables first waits `quiet` (the request timeout): the process that used the
+  // newer store may have died just now with requests under way, which a lookup made at once would
+  // not find yet. (An empty store waits only when it queued lookups: any other create it sends has no
+  // result row, so was never announced, so never sent.)
+  boost::asio::awaitable<void> check(api::ApiClient& client, api::ApiVersion version, const bool& stopping,
+                                     std::chrono::milliseconds quiet);
 
   const RebuildSummary& summary() const { return summary_; }
 
@@ -65,8 +82,19 @@ class StoreRebuild {
     std::int64_t remote_id;
     std::string reference_id;
     std::string content_hash;
+    bool cancel_requested;  // the result says cancelled or cancelling
   };
-  void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen);
+  // A result row without a remote_id whose send may have left.
+  struct Unsettled {
+    merchant::SourceKind kind;
+    std::string reference_id;
+    std::string content_hash;
+    bool unclear;  // the result says unknown or in_flight (else pending)
+  };
+  void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen,
+                   std::vector<Unsettled>& unsettled);
+  bool behind(merchant::SourceKind kind, const merchant::SyncResult& result);
+  void look_up_unsettled(const std::vector<Unsettled>& unsettled);
 
   merchant::SyncResults& results_;
   CheckpointStore& store_;

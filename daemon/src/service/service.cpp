@@ -206,7 +206,7 @@ asio::awaitable<void> Service::connect_to_provider() {
       if (sync_metrics_->set_provider_reachable(true)) spdlog::info("the provider answers again");
       if (stopping_) co_return;
       const auto version = *api::parse_api_version(config_.api.version);
-      co_await rebuild_->check(*client_, version, stopping_);
+      co_await rebuild_->check(*client_, version, stopping_, config_.api.request_timeout);
       if (stopping_) co_return;
       if (mode_ == Mode::rebuild) {
         end_rebuild();

@@ -186,7 +186,7 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
   else update.bind(4);
   if (error) update.bind(5, std::string(*error));
   else update.bind(5);
-  // A row being sent shows its previous state in the result table until the answer.
+  // The ledger does not mark a result unwritten for in_flight (the create job announces its sends itself).
   update.bind(6, to == LedgerState::in_flight ? 0 : 1);
   if (remote_created_at && !remote_created_at->empty()) update.bind(7, std::string(*remote_created_at));
   else update.bind(7);
@@ -239,6 +239,14 @@ bool OutboundLedger::reopen_cancel(std::string_view source_key, std::string_view
   transition(LedgerKind::order_cancel, source_key, {LedgerState::applied}, LedgerState::pending, std::nullopt,
              std::nullopt, reason);
   return true;
+}
+
+bool OutboundLedger::queue_cancel(std::string_view source_key, std::string_view content_hash,
+                                  std::string_view reason) {
+  const auto cancel = find(LedgerKind::order_cancel, source_key);
+  if (cancel && cancel->state != LedgerState::withdrawn) return false;
+  return put(LedgerKind::order_cancel, source_key, content_hash, LedgerState::pending, std::nullopt, "", reason, "",
+             "");
 }
 
 void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
@@ -304,13 +312,21 @@ bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::stri
 }
 
 void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                                   std::string_view reason) {
+                                   std::string_view reason, std::string_view note) {
   const auto existing = find(kind, source_key);
   FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
                             existing->state == LedgerState::rejected,
                         fmt::format("outbound ledger: {} {} cannot be looked up from {}", to_string(kind), source_key,
                                     existing ? to_string(existing->state) : "nothing"));
-  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", "");
+  put(kind, source_key, content_hash, LedgerState::unknown, std::nullopt, "", reason, "", note);
+  if (existing && existing->content_hash != content_hash && !existing->body.empty()) {
+    // The body was built from another version: found absent, the row's current one is built anew.
+    SQLite::Statement& update =
+        store_.prepared("UPDATE outbound_ledger SET body = NULL WHERE kind = ? AND source_key = ?");
+    update.bind(1, std::string(to_string(kind)));
+    update.bind(2, std::string(source_key));
+    update.exec();
+  }
 }
 
 bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
@@ -318,6 +334,14 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
                            std::string_view note) {
   return put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at,
              note);
+}
+
+void OutboundLedger::mark_result_unwritten(LedgerKind kind, std::string_view source_key) {
+  SQLite::Statement& update =
+      store_.prepared("UPDATE outbound_ledger SET result_pending = 1 WHERE kind = ? AND source_key = ?");
+  update.bind(1, std::string(to_string(kind)));
+  update.bind(2, std::string(source_key));
+  update.exec();
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {

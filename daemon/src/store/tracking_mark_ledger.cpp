@@ -159,6 +159,12 @@ void TrackingMarkLedger::mark_absent(std::int64_t shipment_id) {
   transition(shipment_id, {MarkState::unknown}, MarkState::pending, std::nullopt, std::nullopt, false);
 }
 
+void TrackingMarkLedger::forget_pending(std::int64_t shipment_id) {
+  SQLite::Statement& drop = store_.prepared("DELETE FROM tracking_marks WHERE shipment_id = ? AND state = 'pending'");
+  drop.bind(1, static_cast<int64_t>(shipment_id));
+  drop.exec();
+}
+
 std::vector<merchant::TrackingMarkResult> TrackingMarkLedger::unwritten_results(int limit) {
   SQLite::Statement& query = store_.prepared(
       // Only settled states: a mark sent again meanwhile reports when it settles once more.

@@ -15,7 +15,8 @@
 // (created, or applied); absent, it goes back to pending, and the caller offers the row's current version.
 //
 // Every change but `in_flight` also marks the row's result as unwritten: the merchant's result
-// table is written after the ledger commit, and replayed from here when that write fails.
+// table is written after the ledger commit, and replayed from here when that write fails. (A chunk of
+// creates is written to the result table as in_flight before it leaves: ResultWriter::announce_sends.)
 //
 // Each call commits on its own; a Batch groups many into one commit (one fsync).
 #include <chrono>
@@ -129,6 +130,10 @@ class OutboundLedger {
   // An applied cancel whose order the provider shows not cancelled after all: pending again, to be
   // read and sent once more. False when the cancel is not applied (left as it is).
   bool reopen_cancel(std::string_view source_key, std::string_view reason);
+  // A cancel the merchant asked for, of an order the provider has and does not show cancelled, that
+  // the ledger does not hold (a store restored or lost) or gave up as never needed (withdrawn while
+  // the order seemed never created): pending, to be sent. False when it holds it otherwise (left as it is).
+  bool queue_cancel(std::string_view source_key, std::string_view content_hash, std::string_view reason);
   // Never to be sent (an order cancelled before it was created), recording `content_hash` as the
   // version seen; creates the entry when there is none. A row in flight or created cannot be withdrawn.
   void withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
@@ -138,9 +143,10 @@ class OutboundLedger {
   // to the ledger, or pending or rejected by it, yet something says it may exist at the provider (an
   // order cancelled at the merchant whose create this ledger never saw settle, e.g. after a restore
   // of an older store). Creates the entry when there is none. Never sent by this ledger, it is due
-  // for its lookup at once (unclear() waits only for sends).
+  // for its lookup at once (unclear() waits only for sends). `note` is kept whatever the lookup finds
+  // (e.g. kCreatedByAnEarlierSend: what it finds, a send this ledger forgot may have made).
   void look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                     std::string_view reason);
+                     std::string_view reason, std::string_view note = {});
   // Created at the provider as `remote_id`, known from the merchant's result table rather than from
   // an answer (a lost or older store rebuilt): any state but done or in flight becomes done
   // (done_state: created, or applied for a cancel). Returns false when the entry was already done (or
@@ -149,6 +155,9 @@ class OutboundLedger {
              std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
+
+  // The entry's result is to be written again (the result table was told something else meanwhile).
+  void mark_result_unwritten(LedgerKind kind, std::string_view source_key);
 
   // Sets the note of an entry (see kCreatedByAnEarlierSend).
   void set_note(LedgerKind kind, std::string_view source_key, std::string_view note);

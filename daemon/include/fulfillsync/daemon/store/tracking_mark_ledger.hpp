@@ -76,6 +76,8 @@ class TrackingMarkLedger {
   void mark_unknown(std::int64_t shipment_id, std::string_view reason);
   // An unknown mark the provider says is not applied: pending, due at once.
   void mark_absent(std::int64_t shipment_id);
+  // A pending mark the merchant's tracking rows no longer ask for: removed (offer() queues it again).
+  void forget_pending(std::int64_t shipment_id);
 
   // Marks whose state the merchant's tracking row does not show yet, at most `limit`.
   std::vector<merchant::TrackingMarkResult> unwritten_results(int limit);
