@@ -189,9 +189,6 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   }
   if (entries.empty()) co_return;
   failpoint(failpoint_name("before_send"));
-  context_.results.announce_sends(
-      kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, entries,
-      name());
 
   std::vector<std::string> keys;
   for (const LedgerEntry& entry : entries) keys.push_back(entry.source_key);
@@ -200,15 +197,16 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
     answers[i] = co_await create(entries[i].body, std::move(before_send));
     co_return answers[i].outcome;
   };
-  co_await send_marked(kind_, keys, send_create, run,
-                       [&](std::size_t i, const api::Outcome&) { record(entries[i], answers[i], run); });
-  // Announced but never marked (the chunk halted or stopping): their rows say pending again.
-  auto batch = context_.ledger.batch();
-  for (const std::string& key : keys) {
-    const auto entry = context_.ledger.find(kind_, key);
-    if (entry && entry->state == LedgerState::pending) context_.ledger.mark_result_unwritten(kind_, key);
-  }
-  batch.commit();
+  const Announce announce = [&](std::span<const std::size_t> marked) {
+    std::vector<LedgerEntry> leaving;
+    for (const std::size_t i : marked) leaving.push_back(entries[i]);
+    context_.results.announce_sends(
+        kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, leaving,
+        name());
+  };
+  co_await send_marked(
+      kind_, keys, send_create, run,
+      [&](std::size_t i, const api::Outcome&) { record(entries[i], answers[i], run); }, announce);
 }
 
 asio::awaitable<api::Answer<RemoteRecord>> CreatePushJob::create(std::string body, api::BeforeSend before_send) {

@@ -146,7 +146,8 @@ int PushJob::chunk_size() const {
 
 asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
                                           JobRun& run,
-                                          const std::function<void(std::size_t, const api::Outcome&)>& record) {
+                                          const std::function<void(std::size_t, const api::Outcome&)>& record,
+                                          const Announce& announce) {
   SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
   // A mark also covers the sends due next, as many as the rate budget lets leave within
   // kMarkAhead (none at the production pace, up to the concurrency when unbounded): fewer commits,
@@ -173,6 +174,7 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
               for (const std::size_t j : due) marks[j] = marking;
               // Named: GCC 12 mis-destroys a temporary built inside co_await.
               std::function<void()> mark_due = [&, due] {
+                if (announce) announce(due);
                 for (const std::size_t j : due) context_.ledger.mark_in_flight(kind, keys[j]);
               };
               try {

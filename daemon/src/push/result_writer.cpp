@@ -141,12 +141,6 @@ bool ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const Led
                  job, results.size(), e.what());
     return false;
   }
-  // Written as far as the ledger goes: a flush by another job meanwhile must not put `pending` back
-  // while the sends leave. The state after the send replaces it (the create job marks entries that
-  // were not sent after all).
-  auto batch = ledger_.batch();
-  for (const LedgerEntry& entry : entries) ledger_.mark_result_written(entry);
-  batch.commit();
   return true;
 }
 

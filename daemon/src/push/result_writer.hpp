@@ -28,11 +28,12 @@ class ResultWriter {
   // everything was written.
   bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
 
-  // Before a chunk of creates leaves: their rows say in_flight, so that a store restored from an
-  // older copy, which cannot know they were sent, looks them up by reference before sending them
-  // again (StoreRebuild). Each row keeps its entry's ledger time, so whatever state the ledger holds
-  // next replaces it; an entry left pending (not sent after all) must be marked unwritten by the
-  // caller. False when the write failed (logged and counted; the sends go out all the same).
+  // Just before creates leave, in the commit that marks them in flight (PushJob::send_marked): their
+  // rows say in_flight, so that a store restored from an older copy, which cannot know they were
+  // sent, looks them up by reference before sending them again (StoreRebuild). Only what leaves now
+  // is announced, so a kill leaves no more rows in flight than ledger entries. Each row keeps its
+  // entry's ledger time, so whatever state the ledger holds next replaces it. False when the write
+  // failed (logged and counted; the sends go out all the same).
   bool announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries, std::string_view job);
 
  private:

@@ -102,11 +102,10 @@ bool StoreRebuild::behind(SourceKind kind, const merchant::SyncResult& result) {
   };
   note(create);
   if (kind == SourceKind::orders) note(ledger_.find(LedgerKind::order_cancel, result.reference_id));
-  if (!known || result.updated_at > *known) return true;
-  // Written in flight (ResultWriter::announce_sends) with the time of the entry it was then, which
-  // this ledger may share: a send it has no record of.
-  return result.state == to_string(LedgerState::in_flight) && create &&
-         (create->state == LedgerState::pending || create->state == LedgerState::rejected);
+  // (A row written in flight by ResultWriter::announce_sends keeps the time of the entry it was then,
+  // which this ledger may share: look_up_unsettled() looks it up after the quiet time, alone, since a
+  // kill between that write and the ledger's mark leaves the same trace in a store that is current.)
+  return !known || result.updated_at > *known;
 }
 
 void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& oldest_seen,
@@ -162,8 +161,9 @@ void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {
     const LedgerKind create = create_kind(row.kind);
     const auto entry = ledger_.find(create, row.reference_id);
     if (entry && entry->state != LedgerState::pending && entry->state != LedgerState::rejected) continue;
+    // A send another process made may still be under way: its lookup waits, as after a send here.
     ledger_.look_up_first(create, row.reference_id, row.content_hash, kUnclearBeforeRebuild,
-                          kCreatedByAnEarlierSend);
+                          kCreatedByAnEarlierSend, row.unclear);
     ++summary_.looked_up;
   }
   batch.commit();

@@ -11,7 +11,9 @@
 //      ledger never saw sent is looked up by reference before anything is sent. So is a row whose
 //      result says pending when the store is behind the result tables (a result row newer than the
 //      ledger's entries for it, or one the ledger lacks): the store since replaced may have sent it
-//      after its result was written (a send in flight is not written to the result table). Found,
+//      after its result was written. Every create is announced in the result table as in_flight just
+//      before it leaves (ResultWriter::announce_sends), so a send the ledger does not know of leaves
+//      that trace; its lookup waits the quiet time, as after a send of the ledger's own. Found,
 //      such a row keeps kCreatedByAnEarlierSend: which version that send carried is not known here.
 //      An empty store's starting point becomes the oldest result's first sight, so the source tables
 //      are read again from where pushing began (the ledger recognises what was sent).
@@ -42,8 +44,7 @@ struct RebuildSummary {
   int returns_adopted = 0;
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
   int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
-  // Some result row is newer than the ledger's entries for it, or says in flight a create the
-  // ledger has not sent: another store wrote it.
+  // Some result row is newer than the ledger's entries for it, or has none: another store wrote it.
   bool behind = false;
   bool empty = false;  // the store held nothing (deleted, or moved aside by recover-store)
   int looked_up = 0;         // unclear sends queued for a lookup by reference

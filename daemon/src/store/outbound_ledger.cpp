@@ -312,7 +312,7 @@ bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::stri
 }
 
 void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                                   std::string_view reason, std::string_view note) {
+                                   std::string_view reason, std::string_view note, bool may_be_under_way) {
   const auto existing = find(kind, source_key);
   FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
                             existing->state == LedgerState::rejected,
@@ -327,6 +327,13 @@ void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key,
     update.bind(2, std::string(source_key));
     update.exec();
   }
+  if (may_be_under_way) {
+    SQLite::Statement& update = store_.prepared(
+        fmt::format("UPDATE outbound_ledger SET sent_at = {} WHERE kind = ? AND source_key = ?", kSqlNow));
+    update.bind(1, std::string(to_string(kind)));
+    update.bind(2, std::string(source_key));
+    update.exec();
+  }
 }
 
 bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
@@ -334,14 +341,6 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
                            std::string_view note) {
   return put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at,
              note);
-}
-
-void OutboundLedger::mark_result_unwritten(LedgerKind kind, std::string_view source_key) {
-  SQLite::Statement& update =
-      store_.prepared("UPDATE outbound_ledger SET result_pending = 1 WHERE kind = ? AND source_key = ?");
-  update.bind(1, std::string(to_string(kind)));
-  update.bind(2, std::string(source_key));
-  update.exec();
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
