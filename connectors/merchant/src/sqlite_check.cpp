@@ -164,6 +164,12 @@ ResultMigrations::ResultMigrations(std::string_view prefix) : prefix_(prefix) {
 std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config) {
   const std::filesystem::path& path = config.sqlite.path;
   std::vector<Finding> findings;
+  if (config.driver != config::MerchantDriver::sqlite) {
+    findings.push_back({Level::error, "merchant.driver",
+                        "postgresql is not available yet in this version of fulfillsyncd: use sqlite (README: Using "
+                        "PostgreSQL)"});
+    return findings;
+  }
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {
     findings.push_back({Level::error, "merchant.sqlite.path",
