@@ -10,6 +10,7 @@
 
 #include "fulfillsync/merchant/source_rows.hpp"
 #include "fulfillsync/schema/migrations.hpp"
+#include "source_assembly.hpp"
 #include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
@@ -136,15 +137,7 @@ std::vector<std::string> source_contract_problems(SQLite::Database& db) {
       }
     }
   };
-  const auto names = [](auto columns, std::vector<std::string_view> keys) {
-    for (const auto& column : columns) keys.push_back(column.name);
-    return keys;
-  };
-  check(kOrdersTable, names(order_columns(), {"reference_id", "updated_at"}));
-  check(kOrderLinesTable, names(order_line_columns(), {"order_reference_id"}));
-  check(kReturnsTable, names(return_columns(), {"reference_id", "updated_at"}));
-  check(kReturnLinesTable, names(return_line_columns(), {"return_reference_id"}));
-  check(kWatchedInventoryTable, {"inventory_id"});
+  for (const ContractTable& table : source_contract()) check(table.name, table.columns);
   return problems;
 }
 

@@ -10,25 +10,11 @@
 namespace fulfillsync::merchant {
 namespace {
 
-bool is_plain_identifier(std::string_view name) {
-  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
 bool contains(const std::vector<std::string_view>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 }  // namespace
-
-std::string sql_name(std::string_view identifier) {
-  std::string out = "\"";
-  for (char c : identifier) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool read_only)
     : path_(config.sqlite.path), prefix_(config.result_table_prefix) {

@@ -25,12 +25,9 @@
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
+#include "sql_names.hpp"
 
 namespace fulfillsync::merchant {
-
-// Identifiers here are the contract's names or the validated prefix; quoting them anyway keeps a
-// name that happens to be a keyword working.
-std::string sql_name(std::string_view identifier);
 
 // The open merchant database file, shared by the faces (one thread uses them).
 class SqliteConnection {
