@@ -11,115 +11,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "fulfillsync/testing/postgres.hpp"
-#include "postgres_source_tables.hpp"
+#include "postgres_fixture.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
 
+using PostgresSourceTablesTest = PostgresMerchantTest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::PostgresServer;
-
-// A libpq connection of its own: the shop's application, or an administrator.
-class Client {
- public:
-  explicit Client(const std::string& conninfo) : connection_(PQconnectdb(conninfo.c_str()), &PQfinish) {
-    if (PQstatus(connection_.get()) != CONNECTION_OK) {
-      throw std::runtime_error(std::string("connecting: ") + PQerrorMessage(connection_.get()));
-    }
-  }
-  // Runs SQL (several statements allowed); returns the first column of the first row, if any.
-  std::string exec(const std::string& sql) {
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection_.get(), sql.c_str()), &PQclear);
-    const auto status = PQresultStatus(result.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      throw std::runtime_error(sql + ": " + PQresultErrorMessage(result.get()));
-    }
-    return PQntuples(result.get()) > 0 ? PQgetvalue(result.get(), 0, 0) : "";
-  }
-
- private:
-  std::unique_ptr<PGconn, decltype(&PQfinish)> connection_;
-};
-
-class PostgresSourceTablesTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (PostgresServer::unavailable()) return;
-    server_ = new PostgresServer();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (auto why = PostgresServer::unavailable()) GTEST_SKIP() << *why;
-    // A database of its own for each test.
-    static std::atomic<int> next{0};
-    database_ = fmt::format("shop_{}", next++);
-    Client(server_->connection_string()).exec("CREATE DATABASE " + database_);
-    app = std::make_unique<Client>(conninfo());
-    app->exec("CREATE SCHEMA shop; CREATE SCHEMA fulfillsync; SET search_path = shop;" +
-              testing::read_file(testing::source_path("schema/merchant/postgresql/source_tables.sql")) +
-              // The columns of the result tables open_row_versions reads (their migrations come with SyncResults).
-              "CREATE TABLE fulfillsync.fulfillsync_order_sync (reference_id text PRIMARY KEY, state text NOT NULL, "
-              "remote_status text);"
-              "CREATE TABLE fulfillsync.fulfillsync_return_sync (reference_id text PRIMARY KEY, state text NOT NULL, "
-              "remote_status text);");
-    connection = std::make_unique<PostgresConnection>(config());
-    source = std::make_unique<PostgresSourceTables>(*connection);
-  }
-
-  std::string conninfo() const {
-    return server_->connection_string() + " dbname=" + database_ + " options='-c search_path=shop'";
-  }
-
-  config::MerchantConfig config(config::Duration statement_timeout = std::chrono::seconds(30)) const {
-    config::MerchantConfig merchant;
-    merchant.driver = config::MerchantDriver::postgresql;
-    merchant.postgresql.connection = server_->connection_string() + " dbname=" + database_;
-    merchant.postgresql.source_schema = "shop";
-    merchant.postgresql.result_schema = "fulfillsync";
-    merchant.postgresql.statement_timeout = statement_timeout;
-    return merchant;
-  }
-
-  // An order with `lines` lines, written with this exact updated_at.
-  static std::string order_sql(const std::string& reference_id, const std::string& updated_at, int lines = 1) {
-    std::string sql = fmt::format(
-        "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, location_id, recipient_name, "
-        "country, updated_at) VALUES ('{0}', 'N-{0}', 'Standard', 7, 'Ada', 'US', '{1}');",
-        reference_id, updated_at);
-    for (int i = 1; i <= lines; ++i) {
-      sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_id, quantity, "
-                         "product_name) VALUES ('{}', {}, {}, {}, 'widget');",
-                         reference_id, i, 100 + i, i);
-    }
-    // The lines' trigger touched updated_at: set it back to the time the test chose.
-    return sql + fmt::format("UPDATE fulfillsync_orders SET updated_at = '{}' WHERE reference_id = '{}';", updated_at,
-                             reference_id);
-  }
-  void add_order(const std::string& reference_id, const std::string& updated_at, int lines = 1) {
-    app->exec(order_sql(reference_id, updated_at, lines));
-  }
-
-  static std::vector<std::string> keys_of(const std::vector<OrderRow>& rows) {
-    std::vector<std::string> keys;
-    for (const auto& row : rows) keys.push_back(row.reference_id);
-    return keys;
-  }
-
-  static PostgresServer* server_;
-  std::string database_;
-  std::unique_ptr<Client> app;  // the merchant's application
-  std::unique_ptr<PostgresConnection> connection;
-  std::unique_ptr<PostgresSourceTables> source;
-};
-
-PostgresServer* PostgresSourceTablesTest::server_ = nullptr;
 
 TEST_F(PostgresSourceTablesTest, ReadsRowsWithTheirLinesTypedAndHashed) {
   add_order("A-1", "2026-03-01T10:00:00.123456Z", 2);
@@ -189,8 +89,9 @@ TEST_F(PostgresSourceTablesTest, ReadsReturnsWithTheirLines) {
 TEST_F(PostgresSourceTablesTest, OpenRowVersionsHashAsTheRowsReadLeaveOutFinalResultsAndPageByKey) {
   for (const char* key : {"O-1", "O-2", "O-3", "O-4"}) add_order(key, "2026-03-01T10:00:00Z", 2);
   app->exec("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = 'O-4';"
-            "INSERT INTO fulfillsync.fulfillsync_order_sync VALUES ('O-1', 'created', 'Fulfilled'), "
-            "('O-2', 'created', 'Processing'), ('O-3', 'cancelled', NULL);");
+            "INSERT INTO fulfillsync.fulfillsync_order_sync (reference_id, state, remote_status, first_seen_at, "
+            "updated_at) VALUES ('O-1', 'created', 'Fulfilled', '', ''), ('O-2', 'created', 'Processing', '', ''), "
+            "('O-3', 'cancelled', NULL, '', '');");
   const auto versions = source->open_row_versions(SourceKind::orders, "", 10);
   ASSERT_EQ(versions.size(), 2u);
   EXPECT_EQ(versions[0].reference_id, "O-2");
@@ -207,7 +108,8 @@ TEST_F(PostgresSourceTablesTest, OpenRowVersionsHashAsTheRowsReadLeaveOutFinalRe
   EXPECT_EQ(page[0].reference_id, "O-4");
 
   app->exec("INSERT INTO fulfillsync_returns (reference_id) VALUES ('R-1'), ('R-2');"
-            "INSERT INTO fulfillsync.fulfillsync_return_sync VALUES ('R-1', 'created', 'Completed')");
+            "INSERT INTO fulfillsync.fulfillsync_return_sync (reference_id, state, remote_status, first_seen_at, "
+            "updated_at) VALUES ('R-1', 'created', 'Completed', '', '')");
   const auto returns = source->open_row_versions(SourceKind::returns, "", 10);
   ASSERT_EQ(returns.size(), 1u);
   EXPECT_EQ(returns[0].reference_id, "R-2");

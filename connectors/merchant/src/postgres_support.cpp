@@ -192,6 +192,23 @@ void PostgresConnection::rollback() noexcept {
   PQclear(PQexec(connection_, "ROLLBACK"));
 }
 
+PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict)
+    : connection_(connection), table_(std::move(table)), on_conflict_(std::move(on_conflict)) {}
+
+int PgUpsert::write(SqlValues row) {
+  if (sql_.empty()) {
+    sql_ = upsert_sql(table_, row, on_conflict_,
+                      [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
+  }
+  return connection_.run(fmt::format("writing {}", table_), sql_, parameters(row)).changed();
+}
+
+std::vector<PgParam> parameters(SqlValues values) {
+  std::vector<PgParam> params;
+  for (const Named& named : values) params.push_back(named.value.text());
+  return params;
+}
+
 void PostgresConnection::fail(std::string_view task, std::string_view message) const {
   throw MerchantDatabaseError(fmt::format("merchant database {}: {}: {}", description_, task, message));
 }

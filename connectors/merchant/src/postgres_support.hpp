@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,6 +19,7 @@
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
 #include "sql_names.hpp"
+#include "sql_values.hpp"
 
 namespace fulfillsync::merchant {
 
@@ -39,6 +41,13 @@ class PgResult {
   // as integers, floating point as reals, bytea as a blob, anything else as PostgreSQL's text for it.
   Field field(int row, int column) const;
   const PGresult* raw() const { return result_.get(); }
+  // Rows an INSERT, UPDATE or DELETE changed.
+  int changed() const { return std::atoi(PQcmdTuples(result_.get())); }
+  // The value as text, nothing for NULL.
+  std::optional<std::string> optional_text(int row, int column) const {
+    if (is_null(row, column)) return std::nullopt;
+    return text(row, column);
+  }
 
  private:
   std::unique_ptr<PGresult, decltype(&PQclear)> result_;
@@ -67,6 +76,7 @@ class PostgresConnection {
     return result_table(kind == SourceKind::orders ? "order_sync" : "return_sync");
   }
   const std::string& source_schema() const { return source_schema_; }
+  const std::string& prefix() const { return prefix_; }
   const std::string& result_schema() const { return result_schema_; }
 
   // Runs one statement, `$1`... bound to `params`. `task` says what it was for in the error.
@@ -116,5 +126,26 @@ class PostgresConnection {
   std::string description_;
   PGconn* connection_ = nullptr;
 };
+
+// Writes rows into one table one at a time, each value named beside its column, with the SQL of
+// SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
+// every later row names the same ones in the same order.
+class PgUpsert {
+ public:
+  PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict = std::nullopt);
+
+  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
+  int write(SqlValues row);
+  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+
+ private:
+  PostgresConnection& connection_;
+  std::string table_;
+  std::optional<OnConflict> on_conflict_;
+  std::string sql_;  // of the first row
+};
+
+// A statement's values as parameters, in order.
+std::vector<PgParam> parameters(SqlValues values);
 
 }  // namespace fulfillsync::merchant

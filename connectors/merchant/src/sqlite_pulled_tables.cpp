@@ -28,7 +28,7 @@ void SqlitePulledTables::write_shipments(std::span<const OrderStatusRecord> orde
                                                " WHERE reference_id = :reference_id"
                                                " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)");
     Upsert upsert_shipment(c.db(), c.table("shipments"),
-                           {.key = {"shipment_id"}, .where = "excluded.last_update_at >= last_update_at"});
+                           {.key = {"shipment_id"}, .where = "excluded.last_update_at >= t.last_update_at"});
     SQLite::Statement delete_items(c.db(),
                                    "DELETE FROM " + c.table("shipment_items") + " WHERE shipment_id = :shipment_id");
     Upsert insert_item(c.db(), c.table("shipment_items"));
@@ -39,9 +39,9 @@ void SqlitePulledTables::write_shipments(std::span<const OrderStatusRecord> orde
         {.key = {"shipment_id"},
          .set = {
              {"written_at",
-              "CASE WHEN tracking_number = excluded.tracking_number THEN written_at"
+              "CASE WHEN t.tracking_number = excluded.tracking_number THEN t.written_at"
               " ELSE excluded.written_at END"},
-             {"acknowledged_at", "CASE WHEN tracking_number = excluded.tracking_number THEN acknowledged_at END"}}});
+             {"acknowledged_at", "CASE WHEN t.tracking_number = excluded.tracking_number THEN t.acknowledged_at END"}}});
     // The provider already lists it as uploaded (marked before the merchant database was restored
     // from a backup, or by another integration): there is nothing left to mark.
     SQLite::Statement already_marked(c.db(), "UPDATE " + c.table("tracking") +
