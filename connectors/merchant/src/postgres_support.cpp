@@ -78,12 +78,13 @@ PgParam text_array(std::span<const std::string> values) {
   return array + "}";
 }
 
-PostgresConnection::PostgresConnection(const config::MerchantConfig& config)
+PostgresConnection::PostgresConnection(const config::MerchantConfig& config, bool read_only)
     : config_(config.postgresql),
       prefix_(config.result_table_prefix),
       source_schema_(config.postgresql.source_schema),
       result_schema_(config.postgresql.result_schema),
-      password_(read_password(config.postgresql.password_file)) {
+      password_(read_password(config.postgresql.password_file)),
+      read_only_(read_only) {
   for (const std::string* name : {&prefix_, &source_schema_, &result_schema_}) {
     if (!is_plain_identifier(*name)) {
       throw MerchantDatabaseError(fmt::format("'{}' is not a plain SQL identifier", *name));
@@ -142,8 +143,8 @@ void PostgresConnection::connect() {
   // longer than statement_timeout.
   run("setting up the session",
       "SELECT set_config('statement_timeout', $1, false), set_config('TimeZone', 'UTC', false), "
-      "set_config('DateStyle', 'ISO, YMD', false)",
-      {std::to_string(config_.statement_timeout.count())});
+      "set_config('DateStyle', 'ISO, YMD', false), set_config('default_transaction_read_only', $2, false)",
+      {std::to_string(config_.statement_timeout.count()), read_only_ ? "on" : "off"});
 }
 
 std::string PostgresConnection::source_table(std::string_view name) const {

@@ -58,9 +58,10 @@ PgParam text_array(std::span<const std::string> values);
 
 class PostgresConnection {
  public:
-  // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates.
-  // Throws MerchantDatabaseError with libpq's message when it cannot.
-  explicit PostgresConnection(const config::MerchantConfig& config);
+  // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates, and
+  // with `read_only` every transaction read only. Throws MerchantDatabaseError with libpq's message
+  // when it cannot.
+  explicit PostgresConnection(const config::MerchantConfig& config, bool read_only = false);
   ~PostgresConnection();
   PostgresConnection(const PostgresConnection&) = delete;
   PostgresConnection& operator=(const PostgresConnection&) = delete;
@@ -124,6 +125,7 @@ class PostgresConnection {
   std::string result_schema_;
   std::string password_;
   std::string description_;
+  bool read_only_ = false;
   PGconn* connection_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "sql_values.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -47,6 +48,30 @@ std::string upsert_sql(std::string_view table, SqlValues row, const std::optiona
   sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET {}", keys, updates);
   if (!on_conflict->where.empty()) sql += fmt::format(" WHERE {}", on_conflict->where);
   return sql;
+}
+
+std::string numbered_parameters(std::string_view sql, SqlValues values) {
+  const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; };
+  std::string out;
+  bool quoted = false;
+  for (std::size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (c == '\'') quoted = !quoted;
+    const bool parameter = !quoted && c == ':' && i + 1 < sql.size() && name_char(sql[i + 1]) &&
+                           (i == 0 || sql[i - 1] != ':');
+    if (!parameter) {
+      out += c;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < sql.size() && name_char(sql[end])) ++end;
+    const std::string_view name = sql.substr(i + 1, end - i - 1);
+    const auto found = std::find_if(values.begin(), values.end(), [&](const Named& named) { return named.name == name; });
+    if (found == values.end()) throw std::invalid_argument(fmt::format("no value for :{} in {}", name, sql));
+    out += fmt::format("${}", found - values.begin() + 1);
+    i = end - 1;
+  }
+  return out;
 }
 
 }  // namespace fulfillsync::merchant

@@ -5,6 +5,7 @@
 // parameters' names.
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
 
 namespace fulfillsync::merchant {
 
@@ -68,5 +70,43 @@ struct OnConflict {
 // quoted already.
 std::string upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict,
                        const std::function<std::string(std::size_t index, std::string_view name)>& parameter);
+
+// SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the
+// position of that name in `values` (from 1). Quoted text and `::` casts are left as they are.
+std::string numbered_parameters(std::string_view sql, SqlValues values);
+
+// The statements the result tables' writes are made of, as each database runs them: the pull side's
+// tables (result_pulled_tables.cpp) are written once over it. SQL is written with `:name` parameters.
+class ResultStatements {
+ public:
+  using Row = std::vector<std::optional<std::string>>;  // each column as text, nothing for NULL
+  virtual ~ResultStatements() = default;
+
+  // The quoted result table `{prefix}<name>`, and a quoted source table of the contract.
+  virtual std::string table(std::string_view name) const = 0;
+  std::string result_table(SourceKind kind) const {
+    return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+  }
+  virtual std::string source_table(std::string_view name) const = 0;
+  // SQL that holds where `column` holds an integer (SQLite keeps any value in any column).
+  virtual std::string holds_integer(std::string_view column) const = 0;
+
+  // Runs `work` in one write transaction, failures as MerchantDatabaseError naming `task`.
+  virtual void in_write_transaction(std::string_view task, const std::function<void()>& work) = 0;
+  // Inside it: runs a statement, returns the rows it changed; an upsert of one row (sql_values.hpp).
+  virtual int run(const std::string& sql, SqlValues values) = 0;
+  int run(const std::string& sql, std::initializer_list<Named> values) {
+    return run(sql, SqlValues(values.begin(), values.size()));
+  }
+  virtual int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) = 0;
+  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, std::initializer_list<Named> row) {
+    return upsert(table, on_conflict, SqlValues(row.begin(), row.size()));
+  }
+  // The rows of a query, in or out of a transaction.
+  virtual std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) = 0;
+  std::vector<Row> query(std::string_view task, const std::string& sql, std::initializer_list<Named> values) {
+    return query(task, sql, SqlValues(values.begin(), values.size()));
+  }
+};
 
 }  // namespace fulfillsync::merchant

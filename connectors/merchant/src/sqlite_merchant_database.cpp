@@ -14,7 +14,7 @@ SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& con
     : connection_(std::make_unique<SqliteConnection>(config, access == Access::read_only)),
       source_(std::make_unique<SqliteSourceTables>(*connection_)),
       results_(std::make_unique<SqliteSyncResults>(*connection_)),
-      pulled_(std::make_unique<SqlitePulledTables>(*connection_)) {
+      pulled_(make_sqlite_pulled_tables(*connection_)) {
   try {
     ping();
     if (access == Access::read_write) prepare_result_tables(config.manage_result_tables);
