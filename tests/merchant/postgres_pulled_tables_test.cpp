@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fulfillsync/merchant/postgres_merchant_database.hpp"
+#include "fulfillsync/merchant/sqlite_check.hpp"
 #include "postgres_fixture.hpp"
 
 namespace fulfillsync::merchant {
@@ -178,6 +179,43 @@ TEST_F(PostgresPulledTablesTest, ReadOnlyReadsAndRefusesEveryWrite) {
   }
   EXPECT_THROW(read_only.pulled().write_shipments({}, std::vector{shipment(5001, t1)}), MerchantDatabaseError);
   EXPECT_FALSE(db->results().read_result(SourceKind::orders, "B"));
+}
+
+// merchant.driver: postgresql opens this database, and check-config reports on it in lines that name
+// what is wrong.
+TEST_F(PostgresPulledTablesTest, TheDriverOpensItAndCheckConfigNamesWhatIsMissing) {
+  EXPECT_THAT(open_merchant_database(config())->describe(), HasSubstr("postgresql host="));
+  EXPECT_THAT(open_merchant_database_read_only(config())->describe(), HasSubstr("postgresql host="));
+
+  const auto lines = [](const std::vector<Finding>& findings) {
+    std::vector<std::string> out;
+    for (const auto& finding : findings) {
+      const char* level = finding.level == Finding::Level::ok ? "ok" : finding.level == Finding::Level::warning ? "warning" : "error";
+      out.push_back(fmt::format("{} {}: {}", level, finding.subject, finding.message));
+    }
+    return out;
+  };
+  using ::testing::StartsWith;
+  EXPECT_THAT(lines(check_merchant_database(config())),
+              ElementsAre(StartsWith("ok merchant.postgresql: postgresql host="),
+                          "ok source tables: every table and column of the contract",
+                          StartsWith("warning change detection: no change_xid"),
+                          "ok result tables (schema fulfillsync, prefix fulfillsync_): present at schema version 2"));
+
+  source->install_change_log();
+  app->exec("DROP TABLE fulfillsync_watched_inventory");
+  EXPECT_THAT(lines(check_merchant_database(config())),
+              ElementsAre(StartsWith("ok merchant.postgresql"),
+                          StartsWith("error source tables: fulfillsync_watched_inventory: no such table or view in "
+                                     "schema shop; fix: "),
+                          "ok change detection: changes are read by transaction id (change_xid)",
+                          StartsWith("ok result tables")));
+
+  auto unreachable = config();
+  unreachable.postgresql.connection = "host=127.0.0.1 port=1 dbname=shop connect_timeout=2";
+  EXPECT_THAT(lines(check_merchant_database(unreachable)),
+              ElementsAre(StartsWith("error merchant.postgresql: merchant database postgresql of "
+                                     "merchant.postgresql.connection: cannot connect: ")));
 }
 
 }  // namespace

@@ -144,12 +144,6 @@ std::vector<std::string> source_contract_problems(SQLite::Database& db) {
 std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config) {
   const std::filesystem::path& path = config.sqlite.path;
   std::vector<Finding> findings;
-  if (config.driver != config::MerchantDriver::sqlite) {
-    findings.push_back({Level::error, "merchant.driver",
-                        "postgresql is not available yet in this version of fulfillsyncd: use sqlite (README: Using "
-                        "PostgreSQL)"});
-    return findings;
-  }
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {
     findings.push_back({Level::error, "merchant.sqlite.path",
