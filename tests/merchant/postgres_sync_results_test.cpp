@@ -125,6 +125,30 @@ TEST_F(PostgresSyncResultsTest, ABatchIsOneTransaction) {
   EXPECT_TRUE(results->read_result(SourceKind::orders, "A"));
 }
 
+// The server ends the connection in the middle of a batch (a restart, a failover): the batch fails
+// whole, and the next call opens a new connection.
+TEST_F(PostgresSyncResultsTest, AConnectionLostInsideABatchWritesNothingAndTheNextCallReconnects) {
+  const auto t0 = timestamps::parse_iso8601("2026-03-01T10:00:00Z").value();
+  const std::string pid = connection->run("test", "SELECT pg_backend_pid()::text").text(0, 0);
+  try {
+    connection->in_transaction("test", PostgresConnection::Transaction::write, [&] {
+      PgUpsert upsert(*connection, connection->result_table(SourceKind::orders), std::nullopt);
+      upsert.write({{"reference_id", "A"}, {"state", "created"}, {"first_seen_at", t0}, {"updated_at", t0}});
+      app->exec(fmt::format("SELECT pg_terminate_backend({})", pid));
+      upsert.write({{"reference_id", "B"}, {"state", "created"}, {"first_seen_at", t0}, {"updated_at", t0}});
+    });
+    ADD_FAILURE() << "the batch went on without its connection";
+  } catch (const MerchantDatabaseError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("writing"));
+  }
+  results->write_results(SourceKind::orders,
+                         std::vector<SyncResult>{{.reference_id = "C", .state = "created", .updated_at = t0}});
+  EXPECT_FALSE(results->read_result(SourceKind::orders, "A"));
+  EXPECT_FALSE(results->read_result(SourceKind::orders, "B"));
+  EXPECT_TRUE(results->read_result(SourceKind::orders, "C"));
+  EXPECT_NE(connection->run("test", "SELECT pg_backend_pid()::text").text(0, 0), pid);
+}
+
 TEST_F(PostgresSyncResultsTest, CancelMismatchesAreTheCancelsTheProviderDoesNotShow) {
   const auto t_cancel = timestamps::parse_iso8601("2026-03-02T11:00:00.000Z").value();
   const auto result = [&](const std::string& reference, std::int64_t id, const std::string& state) {

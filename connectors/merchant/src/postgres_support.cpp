@@ -156,9 +156,7 @@ std::string PostgresConnection::result_table(std::string_view name) const {
 }
 
 PgResult PostgresConnection::run(std::string_view task, const std::string& sql, std::span<const PgParam> params) {
-  // A connection lost between transactions (a server restart) is opened again; inside one, the
-  // transaction is lost with it and the statement fails.
-  if (PQstatus(connection_) == CONNECTION_BAD && PQtransactionStatus(connection_) != PQTRANS_INTRANS) connect();
+  reconnect_if_lost(task);
   std::vector<const char*> values;
   for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
   PgResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
@@ -173,7 +171,16 @@ PgResult PostgresConnection::run(std::string_view task, const std::string& sql, 
   return result;
 }
 
+void PostgresConnection::reconnect_if_lost(std::string_view task) {
+  if (connection_ != nullptr && PQstatus(connection_) != CONNECTION_BAD) return;
+  // A connection lost between transactions (a server restart) is opened again. Inside one, the
+  // transaction died with it: its statements must not go on, committed one by one on a new connection.
+  if (in_transaction_) fail(task, "the connection was lost inside the transaction");
+  connect();
+}
+
 void PostgresConnection::run_script(std::string_view task, const std::string& sql) {
+  reconnect_if_lost(task);
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -183,13 +190,18 @@ void PostgresConnection::run_script(std::string_view task, const std::string& sq
 
 void PostgresConnection::begin(std::string_view task, Transaction kind) {
   run(task, kind == Transaction::read_snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+  in_transaction_ = true;
 }
 
-void PostgresConnection::commit(std::string_view task) { run(task, "COMMIT"); }
+void PostgresConnection::commit(std::string_view task) {
+  run(task, "COMMIT");
+  in_transaction_ = false;
+}
 
 void PostgresConnection::rollback() noexcept {
+  in_transaction_ = false;
   // Nothing to roll back on a broken connection: the server ended the transaction with it.
-  if (PQstatus(connection_) != CONNECTION_OK) return;
+  if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) return;
   PQclear(PQexec(connection_, "ROLLBACK"));
 }
 

@@ -114,6 +114,7 @@ class PostgresConnection {
 
  private:
   void connect();
+  void reconnect_if_lost(std::string_view task);
   void begin(std::string_view task, Transaction kind);
   void commit(std::string_view task);
   void rollback() noexcept;
@@ -126,6 +127,7 @@ class PostgresConnection {
   std::string password_;
   std::string description_;
   bool read_only_ = false;
+  bool in_transaction_ = false;  // between begin() and commit() or rollback()
   PGconn* connection_ = nullptr;
 };
 
