@@ -51,25 +51,27 @@ class MerchantDriversTest : public SyncFixture, public ::testing::WithParamInter
     ASSERT_EQ(PQresultStatus(result.get()), PGRES_COMMAND_OK) << PQresultErrorMessage(result.get());
   }
 
-  // Orders `prefix`-0001.. as expect_orders_delivered() checks them, and returns `prefix`-001..,
-  // in one transaction.
+  // Order `n` as expect_orders_delivered() checks it, with its lines.
+  static std::string order_sql(const std::string& reference, int n) {
+    std::string sql = fmt::format(
+        "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
+        "recipient_email, address1, city, state, zip_code, country) VALUES ('{}', '#{}', '{}', 'DTC', "
+        "'Customer {}', 'customer{}@example.com', '{} Main Street', 'Austin', 'TX', '{:05}', 'US');",
+        reference, n, n % 3 == 0 ? "Express" : "Standard", n, n, n, 10000 + n);
+    for (int line = 1; line <= 1 + n % 2; ++line) {
+      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
+      sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                         "product_reference_id, product_name, quantity) VALUES ('{}', {}, '{}', '{}', {});",
+                         reference, line, product, name, 1 + (n + line) % 3);
+    }
+    return sql;
+  }
+
+  // Orders `prefix`-0001.. and returns `prefix`-001.., in one transaction.
   void add_orders_and_returns(const std::string& orders, int order_count, const std::string& returns,
                               int return_count) {
     std::string sql = "BEGIN;";
-    for (int n = 1; n <= order_count; ++n) {
-      const std::string reference = fmt::format("{}-{:04}", orders, n);
-      sql += fmt::format(
-          "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
-          "recipient_email, address1, city, state, zip_code, country) VALUES ('{}', '#{}', '{}', 'DTC', "
-          "'Customer {}', 'customer{}@example.com', '{} Main Street', 'Austin', 'TX', '{:05}', 'US');",
-          reference, n, n % 3 == 0 ? "Express" : "Standard", n, n, n, 10000 + n);
-      for (int line = 1; line <= 1 + n % 2; ++line) {
-        const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
-        sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
-                           "product_reference_id, product_name, quantity) VALUES ('{}', {}, '{}', '{}', {});",
-                           reference, line, product, name, 1 + (n + line) % 3);
-      }
-    }
+    for (int n = 1; n <= order_count; ++n) sql += order_sql(fmt::format("{}-{:04}", orders, n), n);
     for (int n = 1; n <= return_count; ++n) {
       const std::string reference = fmt::format("{}-{:03}", returns, n);
       sql += fmt::format("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
@@ -139,6 +141,46 @@ TEST_P(MerchantDriversTest, OrdersCancelsAndReturnsArriveOnceAndTheirResultsAreW
   const auto check = daemon({"check-config"});
   EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
 }
+
+// PostgreSQL alone (a SQLite writer holding its transaction blocks every other writer): a transaction
+// holds a new order uncommitted for longer than look_back while newer orders are committed and pushed;
+// once it commits, its order is pushed, though its updated_at is older than theirs.
+class PostgresLateCommitTest : public MerchantDriversTest {};
+
+TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
+  start();
+  std::string config = read_file(config_path);
+  config.insert(config.find("api:"), "  look_back: 1s\n");
+  write_file(config_path, config);
+
+  std::unique_ptr<PGconn, decltype(&PQfinish)> late(PQconnectdb(postgres->connection_string().c_str()), &PQfinish);
+  ASSERT_EQ(PQstatus(late.get()), CONNECTION_OK) << PQerrorMessage(late.get());
+  const auto late_exec = [&](const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(late.get(), sql.c_str()), &PQclear);
+    ASSERT_EQ(PQresultStatus(result.get()), PGRES_COMMAND_OK) << PQresultErrorMessage(result.get());
+  };
+  late_exec(fmt::format("SET search_path = shop; BEGIN; {}", order_sql("LATE-0001", 1)));
+  std::this_thread::sleep_for(1500ms);  // longer than look_back
+  shop_exec(fmt::format("BEGIN; {} {} COMMIT;", order_sql("NEW-0001", 1), order_sql("NEW-0002", 2)));
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  std::this_thread::sleep_for(1500ms);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(creates().first, 2);
+
+  late_exec("COMMIT");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.size(), 3u);
+  EXPECT_TRUE(orders.contains("LATE-0001"));
+  EXPECT_EQ(creates().first, 3);
+  EXPECT_EQ(results_database()->results().read_result(merchant::SourceKind::orders, "LATE-0001")->state, "created");
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, PostgresLateCommitTest, ::testing::Values(Driver::postgresql),
+                         [](const ::testing::TestParamInfo<Driver>&) { return "postgresql"; });
 
 INSTANTIATE_TEST_SUITE_P(Drivers, MerchantDriversTest, ::testing::Values(Driver::sqlite, Driver::postgresql),
                          [](const ::testing::TestParamInfo<Driver>& param) {
