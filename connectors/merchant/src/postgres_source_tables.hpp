@@ -26,7 +26,8 @@ class PostgresSourceTables final : public SourceTables {
 
   std::vector<std::string> check_source_tables() override;
   // Changes with each commit of a transaction that wrote (in any database of the server): the
-  // snapshot's horizon, its next id and the ids still running.
+  // snapshot's horizon, its next id and the ids still running. The daemon's own result writes change
+  // it too, which costs one read more, never one less.
   std::uint64_t change_counter() override;
   std::vector<OrderRow> read_orders(const ReadRange& range) override;
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
