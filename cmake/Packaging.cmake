@@ -47,7 +47,7 @@ if(FULFILLSYNC_DPKG_SHLIBDEPS)
 else()
   # What dpkg-shlibdeps finds on Debian 12 (SQLiteCpp is linked statically).
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libc6, libstdc++6, libgcc-s1, libssl3, libsqlite3-0, libsimdjson14, libyaml-cpp0.7, libfmt9, libspdlog1.10-fmt9, libprometheus-cpp-core1.0, zlib1g, libcrypt1")
+      "libc6, libstdc++6, libgcc-s1, libssl3, libsqlite3-0, libsimdjson14, libyaml-cpp0.7, libfmt9, libspdlog1.10-fmt9, libprometheus-cpp-core1.0, zlib1g, libcrypt1, libpq5")
 endif()
 # merchant.timezone other than UTC reads the zone from /usr/share/zoneinfo.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "tzdata")

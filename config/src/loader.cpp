@@ -1,6 +1,8 @@
 #include "fulfillsync/config/loader.hpp"
 
+#include <libpq-fe.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -66,6 +68,14 @@ Section::Parse<Endpoint> endpoint() {
   };
 }
 
+// A key that has no place here, whatever its value.
+Section::Parse<bool> rejected(std::string message) {
+  return [message = std::move(message)](const YAML::Node&, std::string& why) -> std::optional<bool> {
+    why = message;
+    return std::nullopt;
+  };
+}
+
 // What the loading needs beyond the YAML text.
 struct LoadContext {
   std::filesystem::path file;  // the configuration file (or the name standing for it)
@@ -119,14 +129,122 @@ void read_checkpoint(Section section, CheckpointConfig& out) {
   section.read("path", out.path, Need::required, detail::path());
 }
 
-void read_merchant(Section section, MerchantConfig& out) {
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// What a libpq connection string names, as libpq itself parses it (keyword=value pairs or a
+// postgresql:// URI).
+struct ConnectionParts {
+  std::string text;
+  std::map<std::string, std::string> values;  // the keywords set in it
+};
+Section::Parse<ConnectionParts> libpq_connection() {
+  return [](const YAML::Node& value, std::string& why) -> std::optional<ConnectionParts> {
+    auto text = detail::string_value()(value, why);
+    if (!text) return std::nullopt;
+    char* error = nullptr;
+    PQconninfoOption* options = PQconninfoParse(text->c_str(), &error);
+    if (options == nullptr) {
+      std::string message = error != nullptr ? error : "out of memory";
+      PQfreemem(error);
+      while (!message.empty() && message.back() == '\n') message.pop_back();
+      why = fmt::format("not a libpq connection string: {}", message);
+      return std::nullopt;
+    }
+    ConnectionParts parts{.text = *text, .values = {}};
+    for (const PQconninfoOption* option = options; option->keyword != nullptr; ++option) {
+      if (option->val != nullptr) parts.values.emplace(option->keyword, option->val);
+    }
+    PQconninfoFree(options);
+    if (parts.values.contains("password")) {
+      why = "holds a password: never write it in the configuration; put it in password_file (mode 0600) or a "
+            "systemd credential";
+      return std::nullopt;
+    }
+    return parts;
+  };
+}
+
+// libpq's host list ("a,b"): every one on this machine (a socket directory, loopback, or none: the
+// default socket).
+bool only_this_machine(const std::string& hosts) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = hosts.find(',', start);
+    const std::string host = hosts.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!host.empty() && host.front() != '/' && !is_loopback(host)) return false;
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
+}
+
+void read_postgresql(Section section, PostgresConfig& out, const LoadContext& context) {
+  std::optional<ConnectionParts> connection;
+  section.read("connection", connection, Need::optional, libpq_connection());
+  if (connection) out.connection = connection->text;
+  const bool parts_set = section.has("host") || section.has("port") || section.has("database") || section.has("user");
+  if (section.has("connection") && parts_set) {
+    section.reject("connection", "set either connection or host, port, database and user, not both");
+  }
+  const Need part = section.has("connection") ? Need::optional : Need::required;
+  section.read("host", out.host, part, detail::string_value());
+  section.read("port", out.port, Need::optional, detail::integer(1, kMaxPort));
+  section.read("database", out.database, part, detail::string_value());
+  section.read("user", out.user, part, detail::string_value());
+  section.read("password_file", out.password_file, Need::optional,
+               secret_path(context, "merchant.postgresql.password_file"));
+  if (context.secrets == Secrets::check && !out.password_file.empty()) {
+    check_secret_file(section, "password_file", out.password_file);
+  }
+
+  section.read("sslmode", out.sslmode, Need::optional,
+               detail::one_of({"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}));
+  const auto set_in_connection = [&](const char* keyword) {
+    return connection && connection->values.contains(keyword);
+  };
+  if (!out.sslmode.empty() && set_in_connection("sslmode")) {
+    section.reject("sslmode", "the connection string sets sslmode too: set it once");
+  }
+  if (out.sslmode.empty() && !set_in_connection("sslmode")) {
+    const std::string hosts = connection ? (connection->values.contains("host") ? connection->values.at("host")
+                                                                                : connection->values["hostaddr"])
+                                         : out.host;
+    // Over the network the server's certificate must name it, or anyone on the way can pose as it.
+    out.sslmode = only_this_machine(hosts) ? "prefer" : "verify-full";
+  }
+  section.read("sslrootcert", out.sslrootcert, Need::optional, detail::path());
+  if (!out.sslrootcert.empty() && set_in_connection("sslrootcert")) {
+    section.reject("sslrootcert", "the connection string sets sslrootcert too: set it once");
+  } else if (!out.sslrootcert.empty() && ::access(out.sslrootcert.c_str(), R_OK) != 0) {
+    section.reject("sslrootcert", fmt::format("cannot read {}: {}", out.sslrootcert.string(), std::strerror(errno)));
+  }
+
+  // PostgreSQL truncates identifiers at 63 bytes.
+  section.read("source_schema", out.source_schema, Need::optional, detail::sql_identifier(63));
+  section.read("result_schema", out.result_schema, Need::optional, detail::sql_identifier(63));
+  if (out.result_schema == out.source_schema) {
+    section.reject("result_schema", fmt::format("'{}' is source_schema too: the daemon owns a schema of its own for "
+                                                "the result tables (README: Using PostgreSQL)",
+                                                out.result_schema));
+  }
+  section.read("statement_timeout", out.statement_timeout, Need::optional, detail::duration(100ms, 1h));
+}
+
+void read_merchant(Section section, MerchantConfig& out, const LoadContext& context) {
   std::string driver = "sqlite";
-  section.read("driver", driver, Need::optional, detail::one_of({"sqlite"}));
-  out.driver = MerchantDriver::sqlite;
-  {
+  section.read("driver", driver, Need::optional, detail::one_of({"sqlite", "postgresql"}));
+  out.driver = driver == "postgresql" ? MerchantDriver::postgresql : MerchantDriver::sqlite;
+  // The section of the driver chosen; the other one is a mistake worth naming, not an unknown key.
+  const std::string_view other = out.driver == MerchantDriver::sqlite ? "postgresql" : "sqlite";
+  bool ignored = false;
+  section.read(other, ignored, Need::optional, rejected(fmt::format("merchant.driver is {}: remove this section", driver)));
+  if (out.driver == MerchantDriver::sqlite) {
     Section sqlite = section.section("sqlite", Need::required);
     sqlite.read("path", out.sqlite.path, Need::required, detail::path());
     sqlite.read("busy_timeout", out.sqlite.busy_timeout, Need::optional, detail::duration(0ms, 10min));
+  } else {
+    read_postgresql(section.section("postgresql", Need::required), out.postgresql, context);
   }
   section.read("manage_result_tables", out.manage_result_tables, Need::optional, detail::boolean());
   section.read("result_table_prefix", out.result_table_prefix, Need::optional, detail::sql_identifier(40));
@@ -268,10 +386,6 @@ Section::Parse<std::map<std::string, std::string>> bcrypt_users() {
   };
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 void read_metrics(Section section, MetricsConfig& out) {
   section.read("enabled", out.enabled, Need::optional, detail::boolean());
   std::optional<Endpoint> listen;
@@ -320,7 +434,7 @@ Config parse(const YAML::Node& root, std::string_view name, Secrets secrets, det
   read_service(top.section("service"), config.service);
   read_logging(top.section("logging"), config.logging);
   read_checkpoint(top.section("checkpoint", Need::required), config.checkpoint);
-  read_merchant(top.section("merchant", Need::required), config.merchant);
+  read_merchant(top.section("merchant", Need::required), config.merchant, context);
   read_api(top.section("api", Need::required), config.api, context);
   read_sync(top.section("sync"), config.sync);
   read_metrics(top.section("metrics"), config.metrics);

@@ -40,6 +40,21 @@ class ConfigLoaderTest : public ::testing::Test {
            token.string() + "\n" + std::string(extra);
   }
 
+  // valid() with a PostgreSQL merchant database: driver postgresql and `postgresql_lines` (each
+  // indented under merchant.postgresql) in place of the SQLite section.
+  std::string valid_postgresql(std::string_view postgresql_lines =
+                                   "host: db.shop.example\ndatabase: shop\nuser: fulfillsync\n") const {
+    std::string section;
+    std::size_t start = 0;
+    for (std::size_t end; (end = postgresql_lines.find('\n', start)) != std::string_view::npos; start = end + 1) {
+      section += fmt::format("    {}\n", postgresql_lines.substr(start, end - start));
+    }
+    std::string yaml = valid();
+    const std::string sqlite = "  sqlite:\n    path: /var/lib/shop/shop.db\n";
+    yaml.replace(yaml.find(sqlite), sqlite.size(), "  driver: postgresql\n  postgresql:\n" + section);
+    return yaml;
+  }
+
   // The diagnostics of a file that must not load.
   static std::vector<std::string> errors_of(std::string_view yaml) {
     try {
@@ -349,6 +364,8 @@ TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
       {"0s to 7d", "sync.jobs.pull_shipments.overlap", "", "0s", "7d", "7d1ms"},
       {"1m to 7d", "sync.jobs.mark_tracking.sweep_interval", "59s", "1m", "7d", "7d1ms"},
       {"0 to 65535", "metrics.listen", "", "127.0.0.1:0", "127.0.0.1:65535", "127.0.0.1:65536"},
+      {"1 to 65535", "merchant.postgresql.port", "0", "1", "65535", "65536"},
+      {"100ms to 1h", "merchant.postgresql.statement_timeout", "99ms", "100ms", "1h", "1h1ms"},
   };
   // The file valid() writes with `key: value` (and the row's sibling) added where the key belongs.
   const auto with = [&](const Range& range, const std::string& value) {
@@ -358,7 +375,10 @@ TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
     const auto insert_before = [&](std::string_view marker, const std::string& lines) {
       yaml.insert(yaml.find(marker), lines);
     };
-    if (section == "merchant.sqlite") {
+    if (section == "merchant.postgresql") {
+      yaml = valid_postgresql("host: db.shop.example\ndatabase: shop\nuser: fulfillsync\n" + name + ": " + value +
+                              "\n");
+    } else if (section == "merchant.sqlite") {
       insert_before("api:", "    " + name + ": " + value + "\n");
     } else if (section == "merchant") {
       insert_before("api:", "  " + name + ": " + value + "\n");
@@ -679,6 +699,175 @@ TEST_F(ConfigLoaderTest, TablePrefixMustBeAPlainIdentifier) {
   yaml.insert(yaml.find("api:"), "  result_table_prefix: \"x; DROP TABLE orders; --\"\n");
   EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.result_table_prefix: 'x; DROP TABLE orders; --' is "
                                                      "not a plain SQL identifier")));
+}
+
+// --- merchant.driver: postgresql
+
+TEST_F(ConfigLoaderTest, PostgresqlWithDefaults) {
+  const Config config = load_string(valid_postgresql(), "test.yaml");
+  EXPECT_EQ(config.merchant.driver, MerchantDriver::postgresql);
+  const PostgresConfig& pg = config.merchant.postgresql;
+  EXPECT_EQ(pg.connection, "");
+  EXPECT_EQ(pg.host, "db.shop.example");
+  EXPECT_EQ(pg.port, 5432);
+  EXPECT_EQ(pg.database, "shop");
+  EXPECT_EQ(pg.user, "fulfillsync");
+  EXPECT_TRUE(pg.password_file.empty());
+  EXPECT_EQ(pg.sslmode, "verify-full");  // a host that is not this machine
+  EXPECT_TRUE(pg.sslrootcert.empty());
+  EXPECT_EQ(pg.source_schema, "public");
+  EXPECT_EQ(pg.result_schema, "fulfillsync");
+  EXPECT_EQ(pg.statement_timeout, 30s);
+  EXPECT_EQ(config.merchant.sqlite, SqliteConfig{});
+  // The SQLite default stays the default.
+  EXPECT_EQ(load_string(valid(), "test.yaml").merchant.driver, MerchantDriver::sqlite);
+}
+
+TEST_F(ConfigLoaderTest, EveryPostgresqlKeySet) {
+  testing::write_file(dir / "pg-password", "s3cret\n");
+  chmod((dir / "pg-password").c_str(), 0600);
+  testing::write_file(dir / "ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  const Config config = load_string(valid_postgresql("host: 10.0.0.5\n"
+                                                     "port: 6432\n"
+                                                     "database: shop\n"
+                                                     "user: fs\n"
+                                                     "password_file: " + (dir / "pg-password").string() + "\n"
+                                                     "sslmode: require\n"
+                                                     "sslrootcert: " + (dir / "ca.pem").string() + "\n"
+                                                     "source_schema: shop\n"
+                                                     "result_schema: fs_results\n"
+                                                     "statement_timeout: 5s\n"),
+                                    "test.yaml");
+  const PostgresConfig& pg = config.merchant.postgresql;
+  EXPECT_EQ(pg.host, "10.0.0.5");
+  EXPECT_EQ(pg.port, 6432);
+  EXPECT_EQ(pg.database, "shop");
+  EXPECT_EQ(pg.user, "fs");
+  EXPECT_EQ(pg.password_file, dir / "pg-password");
+  EXPECT_EQ(pg.sslmode, "require");
+  EXPECT_EQ(pg.sslrootcert, dir / "ca.pem");
+  EXPECT_EQ(pg.source_schema, "shop");
+  EXPECT_EQ(pg.result_schema, "fs_results");
+  EXPECT_EQ(pg.statement_timeout, 5s);
+}
+
+// Certificates are verified by default over the network only: loopback and sockets stay at libpq's
+// own default.
+TEST_F(ConfigLoaderTest, PostgresqlSslmodeDefaultsToVerifyFullForRemoteHosts) {
+  const auto sslmode = [&](std::string_view lines) {
+    return load_string(valid_postgresql(lines), "test.yaml").merchant.postgresql.sslmode;
+  };
+  EXPECT_EQ(sslmode("host: localhost\ndatabase: shop\nuser: fs\n"), "prefer");
+  EXPECT_EQ(sslmode("host: 127.0.0.1\ndatabase: shop\nuser: fs\n"), "prefer");
+  EXPECT_EQ(sslmode("host: /var/run/postgresql\ndatabase: shop\nuser: fs\n"), "prefer");
+  EXPECT_EQ(sslmode("host: db.shop.example\ndatabase: shop\nuser: fs\n"), "verify-full");
+  EXPECT_EQ(sslmode("connection: dbname=shop\n"), "prefer");  // the default socket
+  EXPECT_EQ(sslmode("connection: host=localhost,db.shop.example dbname=shop\n"), "verify-full");
+  EXPECT_EQ(sslmode("connection: postgresql://fs@db.shop.example/shop\n"), "verify-full");
+  EXPECT_EQ(sslmode("connection: postgresql://fs@127.0.0.1/shop\n"), "prefer");
+  // Set in the connection string: kept there, not added again.
+  EXPECT_EQ(sslmode("connection: host=db.shop.example sslmode=require\n"), "");
+  EXPECT_THAT(errors_of(valid_postgresql("connection: host=db.shop.example sslmode=require\nsslmode: verify-ca\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.sslmode: the connection string sets sslmode too")));
+  EXPECT_THAT(errors_of(valid_postgresql("host: db\ndatabase: shop\nuser: fs\nsslmode: verify\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.sslmode: 'verify' is not one of: disable, allow, prefer, "
+                                    "require, verify-ca, verify-full")));
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlConnectionStringIsReadAsLibpqReadsIt) {
+  const Config config = load_string(
+      valid_postgresql("connection: \"host=db.shop.example dbname=shop user=fs application_name=fulfillsyncd\"\n"),
+      "test.yaml");
+  EXPECT_EQ(config.merchant.postgresql.connection, "host=db.shop.example dbname=shop user=fs application_name=fulfillsyncd");
+  EXPECT_NO_THROW(load_string(valid_postgresql("connection: postgresql://fs@db.shop.example:6432/shop\n"), "test.yaml"));
+
+  EXPECT_THAT(errors_of(valid_postgresql("connection: \"host=db dbname='shop\"\n")),
+              ElementsAre(HasSubstr("test.yaml:6:17: merchant.postgresql.connection: not a libpq connection string: "
+                                    "unterminated quoted string")));
+  EXPECT_THAT(errors_of(valid_postgresql("connection: \"host=db colour=blue\"\n")),
+              ElementsAre(HasSubstr("not a libpq connection string: invalid connection option \"colour\"")));
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlPasswordIsNeverInline) {
+  for (const char* connection : {"\"host=db dbname=shop password=hunter2\"", "postgresql://fs:hunter2@db/shop"}) {
+    const auto errors = errors_of(valid_postgresql(fmt::format("connection: {}\n", connection)));
+    EXPECT_THAT(errors, ElementsAre(HasSubstr("merchant.postgresql.connection: holds a password: never write it in "
+                                              "the configuration; put it in password_file")))
+        << connection;
+    // The diagnostic does not repeat the secret.
+    for (const auto& error : errors) EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  }
+  EXPECT_THAT(errors_of(valid_postgresql("host: db\ndatabase: shop\nuser: fs\npassword: hunter2\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.password: unknown key 'password'")));
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlPasswordFileIsCheckedAsTheTokenFile) {
+  const auto password = dir / "pg-password";
+  const std::string yaml = valid_postgresql("host: db\ndatabase: shop\nuser: fs\npassword_file: " + password.string() + "\n");
+  testing::write_file(password, "s3cret\n");
+  chmod(password.c_str(), 0644);
+  EXPECT_THAT(errors_of(yaml), ElementsAre("test.yaml:9:20: merchant.postgresql.password_file: " + password.string() +
+                                           " is accessible to group or others (mode 0644); restrict it with 'chmod "
+                                           "600 " + password.string() + "', or pass it with systemd's "
+                                           "LoadCredential= (see README)"));
+  chmod(password.c_str(), 0600);
+  EXPECT_EQ(load_string(yaml, "test.yaml").merchant.postgresql.password_file, password);
+  std::filesystem::remove(password);
+  EXPECT_THAT(errors_of(yaml), ElementsAre(HasSubstr("merchant.postgresql.password_file: cannot read")));
+  EXPECT_NO_THROW(load_string(yaml, "test.yaml", Secrets::skip));
+
+  // A systemd credential.
+  testing::write_file(password, "s3cret\n");
+  chmod(password.c_str(), 0600);
+  setenv("CREDENTIALS_DIRECTORY", dir.path().c_str(), 1);
+  const Config credential = load_string(
+      valid_postgresql("host: db\ndatabase: shop\nuser: fs\npassword_file: ${CREDENTIALS_DIRECTORY}/pg-password\n"),
+      "test.yaml");
+  unsetenv("CREDENTIALS_DIRECTORY");
+  EXPECT_EQ(credential.merchant.postgresql.password_file, password);
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlIsNamedOneWayOnly) {
+  EXPECT_THAT(errors_of(valid_postgresql("connection: dbname=shop\nhost: db\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.connection: set either connection or host, port, database "
+                                    "and user, not both")));
+  EXPECT_THAT(errors_of(valid_postgresql("port: 5433\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.host: required key 'host' is missing"),
+                          HasSubstr("merchant.postgresql.database: required key 'database' is missing"),
+                          HasSubstr("merchant.postgresql.user: required key 'user' is missing")));
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlSchemasAreIdentifiersAndDistinct) {
+  const std::string base = "host: db\ndatabase: shop\nuser: fs\n";
+  EXPECT_THAT(errors_of(valid_postgresql(base + "source_schema: \"Shop; DROP\"\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.source_schema: 'Shop; DROP' is not a plain SQL identifier")));
+  EXPECT_THAT(errors_of(valid_postgresql(base + "result_schema: " + std::string(64, 'r') + "\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.result_schema: '" + std::string(64, 'r') +
+                                    "' is not a plain SQL identifier: use 1 to 63")));
+  EXPECT_THAT(errors_of(valid_postgresql(base + "source_schema: shop\nresult_schema: shop\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.result_schema: 'shop' is source_schema too")));
+}
+
+TEST_F(ConfigLoaderTest, PostgresqlSslrootcertMustBeReadable) {
+  EXPECT_THAT(errors_of(valid_postgresql("host: db\ndatabase: shop\nuser: fs\nsslrootcert: " +
+                                         (dir / "missing.pem").string() + "\n")),
+              ElementsAre(HasSubstr("merchant.postgresql.sslrootcert: cannot read " + (dir / "missing.pem").string() +
+                                    ": No such file or directory")));
+}
+
+// The section of the other driver is named as such, not taken for a typo.
+TEST_F(ConfigLoaderTest, OnlyTheChosenDriversSectionMayBePresent) {
+  std::string both = valid_postgresql();
+  both.insert(both.find("api:"), "  sqlite:\n    path: shop.db\n");
+  EXPECT_THAT(errors_of(both), ElementsAre(HasSubstr("merchant.sqlite: merchant.driver is postgresql: remove this "
+                                                     "section")));
+  std::string sqlite_with_pg = valid();
+  sqlite_with_pg.insert(sqlite_with_pg.find("api:"), "  postgresql:\n    host: db\n");
+  EXPECT_THAT(errors_of(sqlite_with_pg),
+              ElementsAre(HasSubstr("merchant.postgresql: merchant.driver is sqlite: remove this section")));
+  std::string missing = valid_postgresql();
+  missing.erase(missing.find("  postgresql:"), missing.find("api:") - missing.find("  postgresql:"));
+  EXPECT_THAT(errors_of(missing), ElementsAre(HasSubstr("merchant.postgresql: required key 'postgresql' is missing")));
 }
 
 TEST_F(ConfigLoaderTest, OAuthReplacesTheTokenFile) {

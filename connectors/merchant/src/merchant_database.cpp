@@ -1,5 +1,6 @@
 #include "fulfillsync/merchant/merchant_database.hpp"
 
+#include "fulfillsync/merchant/postgres_merchant_database.hpp"
 #include "fulfillsync/merchant/sqlite_merchant_database.hpp"
 
 namespace fulfillsync::merchant {
@@ -7,6 +8,7 @@ namespace fulfillsync::merchant {
 std::unique_ptr<MerchantDatabase> open_merchant_database(const config::MerchantConfig& config) {
   switch (config.driver) {
     case config::MerchantDriver::sqlite: return std::make_unique<SqliteMerchantDatabase>(config);
+    case config::MerchantDriver::postgresql: return std::make_unique<PostgresMerchantDatabase>(config);
   }
   throw MerchantDatabaseError("unknown merchant database driver");
 }
@@ -15,6 +17,8 @@ std::unique_ptr<MerchantDatabase> open_merchant_database_read_only(const config:
   switch (config.driver) {
     case config::MerchantDriver::sqlite:
       return std::make_unique<SqliteMerchantDatabase>(config, SqliteMerchantDatabase::Access::read_only);
+    case config::MerchantDriver::postgresql:
+      return std::make_unique<PostgresMerchantDatabase>(config, PostgresMerchantDatabase::Access::read_only);
   }
   throw MerchantDatabaseError("unknown merchant database driver");
 }

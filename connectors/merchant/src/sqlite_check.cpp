@@ -10,6 +10,7 @@
 
 #include "fulfillsync/merchant/source_rows.hpp"
 #include "fulfillsync/schema/migrations.hpp"
+#include "source_assembly.hpp"
 #include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
@@ -54,7 +55,7 @@ void check_change_detection(SQLite::Database& db, std::vector<Finding>& findings
 
 void check_result_tables(SQLite::Database& db, const config::MerchantConfig& config, std::vector<Finding>& findings) {
   const std::string subject = fmt::format("result tables (prefix {})", config.result_table_prefix);
-  const ResultMigrations migrations(config.result_table_prefix);
+  const ResultMigrations migrations(config.result_table_prefix, schema::merchant_result_migrations());
   const int newest = static_cast<int>(migrations.steps().size());
   const int version = sqlite::schema_version(db, migrations.version_table());
   if (version > newest) {
@@ -136,29 +137,8 @@ std::vector<std::string> source_contract_problems(SQLite::Database& db) {
       }
     }
   };
-  const auto names = [](auto columns, std::vector<std::string_view> keys) {
-    for (const auto& column : columns) keys.push_back(column.name);
-    return keys;
-  };
-  check(kOrdersTable, names(order_columns(), {"reference_id", "updated_at"}));
-  check(kOrderLinesTable, names(order_line_columns(), {"order_reference_id"}));
-  check(kReturnsTable, names(return_columns(), {"reference_id", "updated_at"}));
-  check(kReturnLinesTable, names(return_line_columns(), {"return_reference_id"}));
-  check(kWatchedInventoryTable, {"inventory_id"});
+  for (const ContractTable& table : source_contract()) check(table.name, table.columns);
   return problems;
-}
-
-ResultMigrations::ResultMigrations(std::string_view prefix) : prefix_(prefix) {
-  const auto embedded = schema::merchant_result_migrations();
-  for (const auto& step : embedded) {
-    std::string text(step.sql);
-    for (std::size_t at = text.find("{prefix}"); at != std::string::npos; at = text.find("{prefix}", at)) {
-      text.replace(at, 8, prefix_);
-      at += prefix_.size();
-    }
-    sql_.push_back(std::move(text));
-  }
-  for (std::size_t i = 0; i < embedded.size(); ++i) steps_.push_back({embedded[i].version, embedded[i].name, sql_[i]});
 }
 
 std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config) {

@@ -1,6 +1,7 @@
 #include "fulfillsync/merchant/sqlite_merchant_database.hpp"
 
 #include "fulfillsync/common/sqlite_migrations.hpp"
+#include "fulfillsync/schema/migrations.hpp"
 #include "sqlite_contract.hpp"
 #include "sqlite_pulled_tables.hpp"
 #include "sqlite_source_tables.hpp"
@@ -13,7 +14,7 @@ SqliteMerchantDatabase::SqliteMerchantDatabase(const config::MerchantConfig& con
     : connection_(std::make_unique<SqliteConnection>(config, access == Access::read_only)),
       source_(std::make_unique<SqliteSourceTables>(*connection_)),
       results_(std::make_unique<SqliteSyncResults>(*connection_)),
-      pulled_(std::make_unique<SqlitePulledTables>(*connection_)) {
+      pulled_(make_sqlite_pulled_tables(*connection_)) {
   try {
     ping();
     if (access == Access::read_write) prepare_result_tables(config.manage_result_tables);
@@ -43,7 +44,7 @@ PulledTables& SqliteMerchantDatabase::pulled() { return *pulled_; }
 void SqliteMerchantDatabase::prepare_result_tables(bool manage) {
   SQLite::Database& db = connection_->db();
   const std::filesystem::path& path = connection_->path();
-  const ResultMigrations migrations(connection_->prefix());
+  const ResultMigrations migrations(connection_->prefix(), schema::merchant_result_migrations());
   if (!manage) {
     const int version = sqlite::schema_version(db, migrations.version_table());
     if (version != static_cast<int>(migrations.steps().size())) {

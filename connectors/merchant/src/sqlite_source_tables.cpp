@@ -7,14 +7,13 @@
 #include <unordered_map>
 
 #include "fulfillsync/schema/migrations.hpp"
+#include "source_assembly.hpp"
 #include "sqlite_change_time.hpp"
 #include "sqlite_content_hash.hpp"
 #include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
-
-std::string_view source_table(SourceKind kind) { return kind == SourceKind::orders ? kOrdersTable : kReturnsTable; }
 
 // A column qualified by its table's alias: SQLite reads an unqualified "name" that matches no column
 // as a string literal, which would pass a missing column off as one full of its own name.
@@ -34,26 +33,6 @@ Field read_field(const SQLite::Column& column) {
   }
   return Field{};
 }
-
-// What distinguishes the two source tables with lines.
-template <typename Row>
-struct Source;
-template <>
-struct Source<OrderRow> {
-  using Line = OrderLineRow;
-  static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
-  static constexpr std::string_view parent = "order_reference_id";
-  static auto columns() { return order_columns(); }
-  static auto line_columns() { return order_line_columns(); }
-};
-template <>
-struct Source<ReturnRow> {
-  using Line = ReturnLineRow;
-  static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
-  static constexpr std::string_view parent = "return_reference_id";
-  static auto columns() { return return_columns(); }
-  static auto line_columns() { return return_line_columns(); }
-};
 
 template <typename Row>
 std::string select_rows_sql(std::string_view where) {
@@ -76,34 +55,22 @@ std::string select_lines_sql(std::size_t keys) {
 template <typename Row>
 std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
   std::vector<Row> rows;
-  const auto columns = Source<Row>::columns();
   while (query.executeStep()) {
-    Row row;
-    row.reference_id = query.getColumn(0).getString();
-    row.updated_at = query.getColumn(1).getString();
-    row.change_time = query.getColumn(2).getString();
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      row.*columns[i].member = read_field(query.getColumn(static_cast<int>(i + 3)));
-    }
-    rows.push_back(std::move(row));
+    rows.push_back(make_row<Row>(query.getColumn(0).getString(), query.getColumn(1).getString(),
+                                 query.getColumn(2).getString(), [&](std::size_t i) {
+                                   return read_field(query.getColumn(static_cast<int>(i + 3)));
+                                 }));
   }
   // Lines of the batch, a few hundred keys per statement (well below SQLite's parameter limit).
   constexpr std::size_t kKeysPerQuery = 500;
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].reference_id, i);
-  const auto line_columns = Source<Row>::line_columns();
+  RowAssembly<Row> assembly(rows);
   for (std::size_t first = 0; first < rows.size(); first += kKeysPerQuery) {
     const std::size_t count = std::min(kKeysPerQuery, rows.size() - first);
     SQLite::Statement lines(db, select_lines_sql<Row>(count));
     for (std::size_t i = 0; i < count; ++i) lines.bind(static_cast<int>(i + 1), rows[first + i].reference_id);
     while (lines.executeStep()) {
-      auto found = index.find(lines.getColumn(0).getString());
-      if (found == index.end()) continue;
-      typename Source<Row>::Line line;
-      for (std::size_t i = 0; i < line_columns.size(); ++i) {
-        line.*line_columns[i].member = read_field(lines.getColumn(static_cast<int>(i + 1)));
-      }
-      rows[found->second].lines.push_back(std::move(line));
+      assembly.add_line(lines.getColumn(0).getString(),
+                        [&](std::size_t i) { return read_field(lines.getColumn(static_cast<int>(i + 1))); });
     }
   }
   return rows;
@@ -164,7 +131,7 @@ std::vector<Row> read_snapshot(SqliteConnection& connection, Read read) {
     transaction.commit();
     return snapshot;
   });
-  for (Row& row : rows) row.content_hash = content_hash(row);
+  hash_rows(rows);
   return rows;
 }
 
@@ -185,11 +152,7 @@ std::vector<ReturnRow> SqliteSourceTables::read_returns(std::span<const std::str
 
 std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kind, std::string_view after_key,
                                                                   std::size_t limit) {
-  const bool orders = kind == SourceKind::orders;
-  // Final: nothing more can be sent for it (the same states status and the result writer call final).
-  const std::string_view final_state = orders ? "r.state IN ('cancelled', 'cancel_rejected') OR "
-                                                "r.remote_status IN ('Fulfilled', 'Cancelled')"
-                                              : "r.remote_status IN ('Completed', 'Cancelled')";
+  const std::string_view final_state = final_result_condition(kind);
   const std::string sql = row_versions_sql(
       kind, fmt::format("WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} AS r WHERE r.reference_id = "
                         "t.reference_id AND ({})) ORDER BY t.reference_id LIMIT ?2",

@@ -8,28 +8,6 @@
 #include "sqlite_content_hash.hpp"
 
 namespace fulfillsync::merchant {
-namespace {
-
-bool is_plain_identifier(std::string_view name) {
-  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
-bool contains(const std::vector<std::string_view>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-}  // namespace
-
-std::string sql_name(std::string_view identifier) {
-  std::string out = "\"";
-  for (char c : identifier) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool read_only)
     : path_(config.sqlite.path), prefix_(config.result_table_prefix) {
   if (!is_plain_identifier(prefix_)) {
@@ -56,10 +34,10 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
 
 SqliteConnection::~SqliteConnection() = default;
 
-void SqlValue::bind(SQLite::Statement& statement, int index) const {
-  if (const auto* integer = std::get_if<std::int64_t>(&value_)) {
+void bind(SQLite::Statement& statement, int index, const SqlValue& value) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value.value())) {
     statement.bind(index, static_cast<int64_t>(*integer));
-  } else if (const auto* text = std::get_if<std::string>(&value_)) {
+  } else if (const auto* text = std::get_if<std::string>(&value.value())) {
     statement.bind(index, *text);
   } else {
     statement.bind(index);
@@ -73,7 +51,7 @@ int run(SQLite::Statement& statement, SqlValues values) {
   assert(static_cast<int>(values.size()) == statement.getBindParameterCount());
   for (const Named& named : values) {
     // fmt, not string concatenation: GCC 12 at -O3 warns falsely (-Wrestrict) on the latter.
-    named.value.bind(statement, statement.getIndex(fmt::format(":{}", named.name).c_str()));
+    bind(statement, statement.getIndex(fmt::format(":{}", named.name).c_str()), named.value);
   }
   return statement.exec();
 }
@@ -99,36 +77,12 @@ int Upsert::write(SqlValues row) {
                         "every row of an Upsert names the columns of its first row, in that order");
   statement_->reset();
   statement_->clearBindings();
-  for (std::size_t i = 0; i < row.size(); ++i) row[i].value.bind(*statement_, indexes_[i]);
+  for (std::size_t i = 0; i < row.size(); ++i) bind(*statement_, indexes_[i], row[i].value);
   return statement_->exec();
 }
 
-// INSERT INTO t ("a", "b") VALUES (:a, :b) ON CONFLICT ("a") DO UPDATE SET "b" = excluded."b" WHERE ...
 std::string Upsert::sql(SqlValues row) const {
-  std::string names, values;
-  for (const Named& named : row) {
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", sql_name(named.name));
-    values += fmt::format("{}:{}", values.empty() ? "" : ", ", named.name);
-  }
-  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", table_, names, values);
-  if (!on_conflict_) return sql;
-
-  std::string keys, updates;
-  for (std::string_view key : on_conflict_->key) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", sql_name(key));
-  for (const Named& named : row) {
-    const bool written_out = std::any_of(on_conflict_->set.begin(), on_conflict_->set.end(),
-                                         [&](const auto& assignment) { return assignment.first == named.name; });
-    if (contains(on_conflict_->key, named.name) || contains(on_conflict_->insert_only, named.name) || written_out) {
-      continue;
-    }
-    updates += fmt::format("{0}{1} = excluded.{1}", updates.empty() ? "" : ", ", sql_name(named.name));
-  }
-  for (const auto& [column, expression] : on_conflict_->set) {
-    updates += fmt::format("{}{} = {}", updates.empty() ? "" : ", ", sql_name(column), expression);
-  }
-  sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET {}", keys, updates);
-  if (!on_conflict_->where.empty()) sql += fmt::format(" WHERE {}", on_conflict_->where);
-  return sql;
+  return upsert_sql(table_, row, on_conflict_, [](std::size_t, std::string_view name) { return fmt::format(":{}", name); });
 }
 
 std::optional<std::string> optional_text(const SQLite::Column& column) {

@@ -25,12 +25,10 @@
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
+#include "sql_names.hpp"
+#include "sql_values.hpp"
 
 namespace fulfillsync::merchant {
-
-// Identifiers here are the contract's names or the validated prefix; quoting them anyway keeps a
-// name that happens to be a keyword working.
-std::string sql_name(std::string_view identifier);
 
 // The open merchant database file, shared by the faces (one thread uses them).
 class SqliteConnection {
@@ -85,36 +83,8 @@ class SqliteConnection {
   std::unique_ptr<SQLite::Database> db_;
 };
 
-// A value to bind: NULL, an integer or text. Converts, implicitly so that a row reads as columns
-// and values, from what the records hold: an absent optional is NULL, a bool 0 or 1, and a time the
-// contract's text (UTC ISO 8601 with milliseconds).
-class SqlValue {
- public:
-  SqlValue(std::nullopt_t) {}
-  SqlValue(std::int64_t value) : value_(value) {}
-  SqlValue(int value) : value_(std::int64_t{value}) {}
-  SqlValue(bool value) : value_(std::int64_t{value}) {}
-  SqlValue(std::string value) : value_(std::move(value)) {}
-  SqlValue(std::string_view value) : value_(std::string(value)) {}
-  SqlValue(const char* value) : value_(std::string(value)) {}  // else a literal would be taken for a bool
-  SqlValue(timestamps::TimePoint value) : value_(timestamps::format_iso8601_z(value)) {}
-  template <typename T>
-  SqlValue(const std::optional<T>& value) {
-    if (value) *this = SqlValue(*value);
-  }
-
-  void bind(SQLite::Statement& statement, int index) const;
-
- private:
-  std::variant<std::monostate, std::int64_t, std::string> value_{};
-};
-
-// One value named by its column, or by its parameter in SQL written with `:name` parameters.
-struct Named {
-  std::string_view name;
-  SqlValue value;
-};
-using SqlValues = std::span<const Named>;
+// Binds `value` (sql_values.hpp) to the statement's parameter `index`.
+void bind(SQLite::Statement& statement, int index, const SqlValue& value);
 
 // Runs `statement` (written with `:name` parameters) again with these values, every parameter
 // named (one left out would be NULL); returns how many rows it changed.
@@ -128,15 +98,7 @@ inline int run(SQLite::Statement& statement, std::initializer_list<Named> values
 // ones in the same order.
 class Upsert {
  public:
-  // What a row whose key is held already does instead of failing.
-  struct OnConflict {
-    std::vector<std::string_view> key;            // ON CONFLICT (key): never updated
-    std::vector<std::string_view> insert_only{};  // also kept as first written
-    // Assignments written out, in place of `column = excluded.column` (a column not inserted is
-    // added), e.g. a CASE that keeps what the row holds.
-    std::vector<std::pair<std::string_view, std::string>> set{};
-    std::string where{};  // the row is updated only where this holds ("" always)
-  };
+  using OnConflict = merchant::OnConflict;
 
   // Plain inserts: a conflict fails.
   Upsert(SQLite::Database& db, std::string table);

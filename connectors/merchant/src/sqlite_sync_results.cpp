@@ -1,72 +1,21 @@
 #include "sqlite_sync_results.hpp"
 
+#include "result_rows.hpp"
+
 namespace fulfillsync::merchant {
 namespace {
 
-// The result table's columns, as read back by read_result_row().
-std::string result_columns(SourceKind kind) {
-  std::string columns =
-      "reference_id, state, remote_id, remote_status, last_error, note, attempts, content_hash, first_seen_at, "
-      "updated_at, remote_created_at";
-  if (kind == SourceKind::orders) columns += ", cancel_requested_at, cancelled_at";
-  return columns;
-}
-
 SyncResult read_result_row(SQLite::Statement& query, SourceKind kind) {
-  SyncResult result;
-  result.reference_id = query.getColumn(0).getString();
-  result.state = query.getColumn(1).getString();
-  if (!query.getColumn(2).isNull()) result.remote_id = query.getColumn(2).getInt64();
-  result.remote_status = optional_text(query.getColumn(3));
-  result.last_error = optional_text(query.getColumn(4));
-  result.note = optional_text(query.getColumn(5));
-  result.attempts = query.getColumn(6).getInt64();
-  result.content_hash = optional_text(query.getColumn(7));
-  result.first_seen_at = optional_time(query.getColumn(8));
-  result.updated_at = optional_time(query.getColumn(9)).value_or(timestamps::TimePoint{});
-  result.remote_created_at = optional_time(query.getColumn(10));
-  if (kind == SourceKind::orders) {
-    result.cancel_requested_at = optional_time(query.getColumn(11));
-    result.cancelled_at = optional_time(query.getColumn(12));
-  }
-  return result;
+  return result_from_columns(kind, [&](int i) { return optional_text(query.getColumn(i)); });
 }
 
 }  // namespace
 
 void SqliteSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
   if (results.empty()) return;
-  const bool orders = kind == SourceKind::orders;
   connection_.in_write_transaction(fmt::format("writing {}", connection_.result_table(kind)), [&] {
-    Upsert upsert(db(), connection_.result_table(kind),
-                  {.key = {"reference_id"},
-                   .insert_only = {"first_seen_at"},
-                   // Once a pull has written the provider's status (remote_updated_at), it is newer than
-                   // what the create or cancel answer said: a later ledger write (a note, a replay) must
-                   // not bring that back.
-                   .set = {{"remote_status",
-                            "CASE WHEN remote_updated_at IS NULL THEN excluded.remote_status ELSE remote_status END"}},
-                   // An older result replayed after a newer one changes nothing.
-                   .where = "excluded.updated_at >= updated_at"});
-    std::vector<Named> row;
-    for (const SyncResult& result : results) {
-      row = {{"reference_id", result.reference_id},
-             {"state", result.state},
-             {"remote_id", result.remote_id},
-             {"remote_status", result.remote_status},
-             {"last_error", result.last_error},
-             {"note", result.note},
-             {"attempts", result.attempts},
-             {"content_hash", result.content_hash},
-             {"first_seen_at", result.updated_at},
-             {"updated_at", result.updated_at},
-             {"remote_created_at", result.remote_created_at}};
-      if (orders) {
-        row.push_back({"cancel_requested_at", result.cancel_requested_at});
-        row.push_back({"cancelled_at", result.cancelled_at});
-      }
-      upsert.write(row);
-    }
+    Upsert upsert(db(), connection_.result_table(kind), result_upsert_rules());
+    for (const SyncResult& result : results) upsert.write(result_row(kind, result));
   });
 }
 

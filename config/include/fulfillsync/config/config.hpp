@@ -34,7 +34,7 @@ struct CheckpointConfig {
   bool operator==(const CheckpointConfig&) const = default;
 };
 
-enum class MerchantDriver { sqlite };
+enum class MerchantDriver { sqlite, postgresql };
 
 struct SqliteConfig {
   std::filesystem::path path;
@@ -43,9 +43,35 @@ struct SqliteConfig {
   bool operator==(const SqliteConfig&) const = default;
 };
 
+// A PostgreSQL merchant database (merchant.postgresql). The server is named either by a libpq
+// connection string (`connection`) or by host, port, database and user; never with a password,
+// which comes from password_file.
+struct PostgresConfig {
+  std::string connection;  // a libpq connection string or URI (no password in it); empty: the parts below
+  std::string host;        // a host name, an address, or a socket directory (starting with /)
+  int port = 5432;
+  std::string database;
+  std::string user;
+  // The password on the file's first line (mode 0600, or a systemd credential); empty: none (peer,
+  // certificate or trust authentication).
+  std::filesystem::path password_file;
+  // libpq's sslmode: as set, or, when not set, verify-full for a host that is not this machine and
+  // libpq's default, prefer, for loopback or a socket (resolved at load).
+  std::string sslmode;
+  std::filesystem::path sslrootcert;  // the CA that signs the server's certificate; empty: libpq's default
+  // The schema holding the source tables (or views), and the one the daemon owns for its result tables.
+  std::string source_schema = "public";
+  std::string result_schema = "fulfillsync";
+  // Each statement's limit on the server (statement_timeout), so that a lock cannot hold a job forever.
+  Duration statement_timeout = std::chrono::seconds(30);
+
+  bool operator==(const PostgresConfig&) const = default;
+};
+
 struct MerchantConfig {
   MerchantDriver driver = MerchantDriver::sqlite;
-  SqliteConfig sqlite;
+  SqliteConfig sqlite;         // driver sqlite
+  PostgresConfig postgresql;   // driver postgresql
   // Whether the daemon creates and migrates its result tables in the merchant database.
   bool manage_result_tables = true;
   // Prefix of the result tables' names; a plain SQL identifier (validated).

@@ -16,4 +16,12 @@ std::span<const sqlite::Migration> merchant_result_migrations();
 // upgrade-source`). Each step is idempotent; no version table is kept in the shop's namespace.
 std::span<const sqlite::Migration> merchant_change_log_migrations();
 
+// schema/merchant/postgresql/change_order/*.sql: the transaction id order on PostgreSQL source tables
+// (`fulfillsyncd upgrade-source`), run in the source schema. Idempotent, as the change log.
+std::span<const sqlite::Migration> merchant_postgresql_change_order_migrations();
+
+// schema/merchant/postgresql/results/*.sql: the result tables in PostgreSQL, the same versions as
+// merchant_result_migrations() with PostgreSQL's types, applied in the result schema.
+std::span<const sqlite::Migration> merchant_postgresql_result_migrations();
+
 }  // namespace fulfillsync::schema

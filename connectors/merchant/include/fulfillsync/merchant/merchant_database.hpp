@@ -3,7 +3,7 @@
 //   SourceTables  (source_tables.hpp)  the orders and returns it reads, and how it finds changes;
 //   SyncResults   (sync_results.hpp)   the push side's result rows, one per order or return;
 //   PulledTables  (pulled_tables.hpp)  what the pull jobs learn: shipments, tracking, returns' progress, lots.
-// SQLite first, PostgreSQL next: SQL dialect lives in the implementations.
+// SQLite and PostgreSQL (merchant.driver): SQL dialect lives in the implementations.
 //
 // MerchantDatabase bundles the three faces of one open database rather than inheriting them, so an
 // implementation is three small classes sharing a connection, and each caller is handed the one

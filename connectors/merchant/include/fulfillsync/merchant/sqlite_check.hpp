@@ -1,6 +1,6 @@
 #pragma once
-// What `fulfillsyncd check-config` finds in a SQLite merchant database, read-only: it creates
-// nothing, not the file when it is missing, nor the result tables.
+// What `fulfillsyncd check-config` finds in the merchant database, read-only: it creates nothing,
+// not a SQLite file when it is missing, nor the result tables.
 #include <string>
 #include <vector>
 
@@ -20,5 +20,13 @@ struct Finding {
 // table of another owner in their way) or, when they exist, that their version is one this
 // fulfillsync writes (equal to it without merchant.manage_result_tables).
 std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config);
+
+// The same for a PostgreSQL merchant database, over a read-only connection: that it connects, the
+// source tables (each missing table, column or privilege named), the change order, and the result
+// tables' version.
+std::vector<Finding> check_postgres_merchant_database(const config::MerchantConfig& config);
+
+// The check of the configured driver.
+std::vector<Finding> check_merchant_database(const config::MerchantConfig& config);
 
 }  // namespace fulfillsync::merchant

@@ -12,7 +12,6 @@ namespace fulfillsync::merchant {
 class SqliteConnection;
 class SqliteSourceTables;
 class SqliteSyncResults;
-class SqlitePulledTables;
 
 class SqliteMerchantDatabase final : public MerchantDatabase {
  public:
@@ -43,7 +42,7 @@ class SqliteMerchantDatabase final : public MerchantDatabase {
   std::unique_ptr<SqliteConnection> connection_;  // outlives the faces
   std::unique_ptr<SqliteSourceTables> source_;
   std::unique_ptr<SqliteSyncResults> results_;
-  std::unique_ptr<SqlitePulledTables> pulled_;
+  std::unique_ptr<PulledTables> pulled_;
 };
 
 }  // namespace fulfillsync::merchant

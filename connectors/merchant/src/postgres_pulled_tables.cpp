@@ -1,0 +1,54 @@
+#include "postgres_pulled_tables.hpp"
+
+#include <fmt/format.h>
+
+#include "result_pulled_tables.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+class PostgresResultStatements final : public ResultStatements {
+ public:
+  explicit PostgresResultStatements(PostgresConnection& connection) : connection_(connection) {}
+
+  std::string table(std::string_view name) const override { return connection_.result_table(name); }
+  std::string source_table(std::string_view name) const override { return connection_.source_table(name); }
+  // Columns hold their declared type.
+  std::string holds_integer(std::string_view column) const override {
+    return fmt::format("{} IS NOT NULL", sql_name(column));
+  }
+
+  void in_write_transaction(std::string_view task, const std::function<void()>& work) override {
+    connection_.in_transaction(task, PostgresConnection::Transaction::write, work);
+  }
+
+  int run(const std::string& sql, SqlValues values) override {
+    return connection_.run("writing the result tables", numbered_parameters(sql, values), parameters(values)).changed();
+  }
+
+  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) override {
+    PgUpsert upsert(connection_, table, on_conflict);
+    return upsert.write(row);
+  }
+
+  std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) override {
+    const PgResult result = connection_.run(task, numbered_parameters(sql, values), parameters(values));
+    std::vector<Row> rows;
+    for (int r = 0; r < result.rows(); ++r) {
+      Row& row = rows.emplace_back();
+      for (int c = 0; c < PQnfields(result.raw()); ++c) row.push_back(result.optional_text(r, c));
+    }
+    return rows;
+  }
+
+ private:
+  PostgresConnection& connection_;
+};
+
+}  // namespace
+
+std::unique_ptr<PulledTables> make_postgres_pulled_tables(PostgresConnection& connection) {
+  return std::make_unique<ResultPulledTables>(std::make_unique<PostgresResultStatements>(connection));
+}
+
+}  // namespace fulfillsync::merchant

@@ -1,0 +1,155 @@
+#pragma once
+// What the PostgreSQL faces (postgres_source_tables.cpp, ...) share: the one libpq connection, with
+// its session settings; statements run with every value bound as a parameter, never spliced into the
+// SQL; transactions that roll back when the work throws; and failures as MerchantDatabaseError
+// carrying the server's message.
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "fulfillsync/config/config.hpp"
+#include "fulfillsync/merchant/database_error.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+#include "sql_names.hpp"
+#include "sql_values.hpp"
+
+namespace fulfillsync::merchant {
+
+// A parameter: text, or NULL. PostgreSQL casts it to the type the statement names ($1::bigint).
+using PgParam = std::optional<std::string>;
+
+// One statement's result.
+class PgResult {
+ public:
+  explicit PgResult(PGresult* result) : result_(result, &PQclear) {}
+  int rows() const { return PQntuples(result_.get()); }
+  bool is_null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
+  std::string text(int row, int column) const {
+    return std::string(PQgetvalue(result_.get(), row, column),
+                       static_cast<std::size_t>(PQgetlength(result_.get(), row, column)));
+  }
+  std::int64_t integer(int row, int column) const;
+  // The value as the contract's rows keep it (source_rows.hpp): integers (and booleans, as 0 or 1)
+  // as integers, floating point as reals, bytea as a blob, anything else as PostgreSQL's text for it.
+  Field field(int row, int column) const;
+  const PGresult* raw() const { return result_.get(); }
+  // Rows an INSERT, UPDATE or DELETE changed.
+  int changed() const { return std::atoi(PQcmdTuples(result_.get())); }
+  // The value as text, nothing for NULL.
+  std::optional<std::string> optional_text(int row, int column) const {
+    if (is_null(row, column)) return std::nullopt;
+    return text(row, column);
+  }
+
+ private:
+  std::unique_ptr<PGresult, decltype(&PQclear)> result_;
+};
+
+// A text[] parameter holding `values` (for `= ANY($1::text[])`).
+PgParam text_array(std::span<const std::string> values);
+
+class PostgresConnection {
+ public:
+  // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates, and
+  // with `read_only` every transaction read only. Throws MerchantDatabaseError with libpq's message
+  // when it cannot.
+  explicit PostgresConnection(const config::MerchantConfig& config, bool read_only = false);
+  ~PostgresConnection();
+  PostgresConnection(const PostgresConnection&) = delete;
+  PostgresConnection& operator=(const PostgresConnection&) = delete;
+
+  // "postgresql host=... port=... dbname=... user=...": never the password.
+  const std::string& describe() const { return description_; }
+
+  // Quoted, schema-qualified names: a source table (merchant.postgresql.source_schema) and a result
+  // table `{prefix}<name>` (merchant.postgresql.result_schema).
+  std::string source_table(std::string_view name) const;
+  std::string result_table(std::string_view name) const;
+  std::string result_table(SourceKind kind) const {
+    return result_table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+  }
+  const std::string& source_schema() const { return source_schema_; }
+  const std::string& prefix() const { return prefix_; }
+  const std::string& result_schema() const { return result_schema_; }
+
+  // Runs one statement, `$1`... bound to `params`. `task` says what it was for in the error.
+  PgResult run(std::string_view task, const std::string& sql, std::span<const PgParam> params = {});
+  PgResult run(std::string_view task, const std::string& sql, std::initializer_list<PgParam> params) {
+    return run(task, sql, std::span<const PgParam>(params.begin(), params.size()));
+  }
+
+  // Runs SQL text of several statements without parameters: the reference DDL, nothing with values.
+  void run_script(std::string_view task, const std::string& sql);
+
+  enum class Transaction {
+    read_snapshot,  // REPEATABLE READ READ ONLY: every statement sees one snapshot
+    write,          // READ COMMITTED
+  };
+  // Runs `work` in one transaction: committed when it returns, rolled back when it throws.
+  template <typename Work>
+  auto in_transaction(std::string_view task, Transaction kind, Work work) -> decltype(work()) {
+    begin(task, kind);
+    try {
+      if constexpr (std::is_void_v<decltype(work())>) {
+        work();
+        commit(task);
+      } else {
+        auto result = work();
+        commit(task);
+        return result;
+      }
+    } catch (...) {
+      rollback();
+      throw;
+    }
+  }
+
+ private:
+  void connect();
+  void reconnect_if_lost(std::string_view task);
+  void begin(std::string_view task, Transaction kind);
+  void commit(std::string_view task);
+  void rollback() noexcept;
+  [[noreturn]] void fail(std::string_view task, std::string_view message) const;
+
+  config::PostgresConfig config_;
+  std::string prefix_;
+  std::string source_schema_;
+  std::string result_schema_;
+  std::string password_;
+  std::string description_;
+  bool read_only_ = false;
+  bool in_transaction_ = false;  // between begin() and commit() or rollback()
+  PGconn* connection_ = nullptr;
+};
+
+// Writes rows into one table one at a time, each value named beside its column, with the SQL of
+// SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
+// every later row names the same ones in the same order.
+class PgUpsert {
+ public:
+  PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict = std::nullopt);
+
+  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
+  int write(SqlValues row);
+  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+
+ private:
+  PostgresConnection& connection_;
+  std::string table_;
+  std::optional<OnConflict> on_conflict_;
+  std::string sql_;  // of the first row
+};
+
+// A statement's values as parameters, in order.
+std::vector<PgParam> parameters(SqlValues values);
+
+}  // namespace fulfillsync::merchant

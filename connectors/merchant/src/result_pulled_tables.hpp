@@ -1,0 +1,29 @@
+#pragma once
+#include <memory>
+
+#include "fulfillsync/merchant/pulled_tables.hpp"
+#include "sql_values.hpp"
+
+namespace fulfillsync::merchant {
+
+// PulledTables, written once for both databases over the statements each runs (ResultStatements):
+// the pull side's result tables under the configured prefix.
+class ResultPulledTables final : public PulledTables {
+ public:
+  explicit ResultPulledTables(std::unique_ptr<ResultStatements> statements) : db_(std::move(statements)) {}
+
+  void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override;
+  void write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) override;
+  std::vector<TrackingToMark> tracking_to_mark(std::int64_t after_shipment_id, std::size_t limit,
+                                               bool acknowledged_only) override;
+  void record_tracking_marks(std::span<const TrackingMarkResult> results) override;
+  void write_return_statuses(std::span<const ReturnStatusRecord> returns) override;
+  std::vector<std::int64_t> watched_inventory_ids() override;
+  LotChanges replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) override;
+  int remove_lots_except(std::span<const std::int64_t> inventory_ids) override;
+
+ private:
+  std::unique_ptr<ResultStatements> db_;
+};
+
+}  // namespace fulfillsync::merchant

@@ -1,0 +1,112 @@
+#pragma once
+// Values bound to SQL statements and the upserts built from them, written once for both merchant
+// databases: SQLite binds them to `:name` parameters (sqlite_support.hpp), PostgreSQL sends them as
+// text parameters `$n` (postgres_support.hpp). The SQL they are bound to is the same but for the
+// parameters' names.
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fulfillsync/common/timestamps.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
+
+namespace fulfillsync::merchant {
+
+// A value to bind: NULL, an integer or text. Converts, implicitly so that a row reads as columns
+// and values, from what the records hold: an absent optional is NULL, a bool 0 or 1, and a time the
+// contract's text (UTC ISO 8601 with milliseconds).
+class SqlValue {
+ public:
+  using Value = std::variant<std::monostate, std::int64_t, std::string>;
+
+  SqlValue(std::nullopt_t) {}
+  SqlValue(std::int64_t value) : value_(value) {}
+  SqlValue(int value) : value_(std::int64_t{value}) {}
+  SqlValue(bool value) : value_(std::int64_t{value}) {}
+  SqlValue(std::string value) : value_(std::move(value)) {}
+  SqlValue(std::string_view value) : value_(std::string(value)) {}
+  SqlValue(const char* value) : value_(std::string(value)) {}  // else a literal would be taken for a bool
+  SqlValue(timestamps::TimePoint value) : value_(timestamps::format_iso8601_z(value)) {}
+  template <typename T>
+  SqlValue(const std::optional<T>& value) {
+    if (value) *this = SqlValue(*value);
+  }
+
+  const Value& value() const { return value_; }
+  // As text (an integer in decimal); NULL is nothing.
+  std::optional<std::string> text() const;
+
+ private:
+  Value value_{};
+};
+
+// One value named by its column, or by its parameter in SQL written with `:name` parameters.
+struct Named {
+  std::string_view name;
+  SqlValue value;
+};
+using SqlValues = std::span<const Named>;
+
+// What a row whose key is held already does instead of failing. In `set` and `where`, the row held
+// is `t` and the row offered `excluded` (PostgreSQL needs the held row named; SQLite accepts it).
+struct OnConflict {
+  std::vector<std::string_view> key;            // ON CONFLICT (key): never updated
+  std::vector<std::string_view> insert_only{};  // also kept as first written
+  // Assignments written out, in place of `column = excluded.column` (a column not inserted is
+  // added), e.g. a CASE that keeps what the row holds.
+  std::vector<std::pair<std::string_view, std::string>> set{};
+  std::string where{};  // the row is updated only where this holds ("" always)
+};
+
+// INSERT INTO table AS t ("a", "b") VALUES (<a>, <b>) [ON CONFLICT ("a") DO UPDATE SET "b" =
+// excluded."b" WHERE ...], each value's parameter written by `parameter(index, name)`. `table` is
+// quoted already.
+std::string upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict,
+                       const std::function<std::string(std::size_t index, std::string_view name)>& parameter);
+
+// SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the
+// position of that name in `values` (from 1). Quoted text and `::` casts are left as they are.
+std::string numbered_parameters(std::string_view sql, SqlValues values);
+
+// The statements the result tables' writes are made of, as each database runs them: the pull side's
+// tables (result_pulled_tables.cpp) are written once over it. SQL is written with `:name` parameters.
+class ResultStatements {
+ public:
+  using Row = std::vector<std::optional<std::string>>;  // each column as text, nothing for NULL
+  virtual ~ResultStatements() = default;
+
+  // The quoted result table `{prefix}<name>`, and a quoted source table of the contract.
+  virtual std::string table(std::string_view name) const = 0;
+  std::string result_table(SourceKind kind) const {
+    return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+  }
+  virtual std::string source_table(std::string_view name) const = 0;
+  // SQL that holds where `column` holds an integer (SQLite keeps any value in any column).
+  virtual std::string holds_integer(std::string_view column) const = 0;
+
+  // Runs `work` in one write transaction, failures as MerchantDatabaseError naming `task`.
+  virtual void in_write_transaction(std::string_view task, const std::function<void()>& work) = 0;
+  // Inside it: runs a statement, returns the rows it changed; an upsert of one row (sql_values.hpp).
+  virtual int run(const std::string& sql, SqlValues values) = 0;
+  int run(const std::string& sql, std::initializer_list<Named> values) {
+    return run(sql, SqlValues(values.begin(), values.size()));
+  }
+  virtual int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) = 0;
+  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, std::initializer_list<Named> row) {
+    return upsert(table, on_conflict, SqlValues(row.begin(), row.size()));
+  }
+  // The rows of a query, in or out of a transaction.
+  virtual std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) = 0;
+  std::vector<Row> query(std::string_view task, const std::string& sql, std::initializer_list<Named> values) {
+    return query(task, sql, SqlValues(values.begin(), values.size()));
+  }
+};
+
+}  // namespace fulfillsync::merchant
