@@ -13,6 +13,7 @@
 
 #include "canonical_row.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
+#include "source_assembly.hpp"
 #include "sqlite_change_time.hpp"
 #include "sqlite_support.hpp"
 
@@ -44,23 +45,13 @@ std::string key_of(sqlite3_value* value) {
   return bytes == nullptr ? std::string() : std::string(bytes, size);
 }
 
+// The SQL functions of each table: the aggregate over its lines and the hash of a row with them.
 template <typename Row>
-struct Table;
-template <>
-struct Table<OrderRow> {
-  static constexpr std::string_view hash = "fulfillsync_order_hash", lines = "fulfillsync_order_lines";
-  static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
-  static constexpr std::string_view parent = "order_reference_id";
-  static auto columns() { return order_columns(); }
-  static auto line_columns() { return order_line_columns(); }
-};
-template <>
-struct Table<ReturnRow> {
-  static constexpr std::string_view hash = "fulfillsync_return_hash", lines = "fulfillsync_return_lines";
-  static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
-  static constexpr std::string_view parent = "return_reference_id";
-  static auto columns() { return return_columns(); }
-  static auto line_columns() { return return_line_columns(); }
+struct Functions : Source<Row> {
+  static constexpr std::string_view hash =
+      std::is_same_v<Row, OrderRow> ? "fulfillsync_order_hash" : "fulfillsync_return_hash";
+  static constexpr std::string_view lines =
+      std::is_same_v<Row, OrderRow> ? "fulfillsync_order_lines" : "fulfillsync_return_lines";
 };
 
 // The aggregate's state: a pointer in SQLite's aggregate context, to lines freed by the final call
@@ -77,7 +68,7 @@ void line_step(sqlite3_context* context, int, sqlite3_value** arguments) {
   try {
     if (*lines == nullptr) *lines = new Lines();
     canonical::Line line;
-    const auto columns = Table<Row>::line_columns();
+    const auto columns = Functions<Row>::line_columns();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       Field value = field_of(arguments[i]);
       canonical::append(line.text, columns[i].name, value);
@@ -105,7 +96,7 @@ void hash(sqlite3_context* context, int, sqlite3_value** arguments) {
   try {
     std::string serialized;
     canonical::append(serialized, "reference_id", Field::of(key_of(arguments[0])));
-    const auto columns = Table<Row>::columns();
+    const auto columns = Functions<Row>::columns();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       canonical::append(serialized, columns[i].name, field_of(arguments[i + 1]));
     }
@@ -127,11 +118,11 @@ void check(int status, std::string_view name) {
 template <typename Row>
 void register_for(sqlite3* db) {
   constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
-  const std::string lines(Table<Row>::lines), hash_name(Table<Row>::hash);
-  check(sqlite3_create_function_v2(db, lines.c_str(), static_cast<int>(Table<Row>::line_columns().size()), kFlags,
+  const std::string lines(Functions<Row>::lines), hash_name(Functions<Row>::hash);
+  check(sqlite3_create_function_v2(db, lines.c_str(), static_cast<int>(Functions<Row>::line_columns().size()), kFlags,
                                    nullptr, nullptr, line_step<Row>, lines_final, nullptr),
         lines);
-  check(sqlite3_create_function_v2(db, hash_name.c_str(), static_cast<int>(Table<Row>::columns().size() + 2), kFlags,
+  check(sqlite3_create_function_v2(db, hash_name.c_str(), static_cast<int>(Functions<Row>::columns().size() + 2), kFlags,
                                    nullptr, hash<Row>, nullptr, nullptr, nullptr),
         hash_name);
 }
@@ -142,18 +133,18 @@ void register_for(sqlite3* db) {
 template <typename Row>
 std::string versions_sql(std::string_view rows) {
   std::string page = fmt::format("SELECT t.reference_id AS reference_id, {} AS change_time", kChangeTimeSql);
-  std::string hash = fmt::format("{}(p.reference_id", Table<Row>::hash);
-  for (const auto& column : Table<Row>::columns()) {
+  std::string hash = fmt::format("{}(p.reference_id", Functions<Row>::hash);
+  for (const auto& column : Functions<Row>::columns()) {
     fmt::format_to(std::back_inserter(page), ", t.{0} AS {0}", sql_name(column.name));
     fmt::format_to(std::back_inserter(hash), ", p.{}", sql_name(column.name));
   }
-  std::string lines = fmt::format("{}(", Table<Row>::lines);
+  std::string lines = fmt::format("{}(", Functions<Row>::lines);
   bool first = true;
-  for (const auto& column : Table<Row>::line_columns()) {
+  for (const auto& column : Functions<Row>::line_columns()) {
     fmt::format_to(std::back_inserter(lines), "{}l.{}", first ? "" : ", ", sql_name(column.name));
     first = false;
   }
-  const std::string parent = sql_name(Table<Row>::parent);
+  const std::string parent = sql_name(Functions<Row>::parent);
   const std::string cancel = std::is_same_v<Row, OrderRow> ? fmt::format("p.{}", sql_name("cancel_requested")) : "NULL";
   return fmt::format(
       "WITH page AS ({0} FROM {1} AS t {2}), "
@@ -161,7 +152,7 @@ std::string versions_sql(std::string_view rows) {
       "GROUP BY l.{3}) "
       "SELECT p.reference_id, p.change_time, {6}, {7}, parts.lines) FROM page AS p LEFT JOIN parts ON parts.parent = "
       "p.reference_id ORDER BY p.reference_id",
-      page, sql_name(Table<Row>::table), rows, parent, lines, sql_name(Table<Row>::lines_table), cancel, hash);
+      page, sql_name(Functions<Row>::table), rows, parent, lines, sql_name(Functions<Row>::lines_table), cancel, hash);
 }
 
 }  // namespace
