@@ -146,7 +146,8 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
           adopted_.push_back({kind, *result.remote_id, result.reference_id, hash, cancel_requested});
         }
       } else if (result.state == "unknown" || result.state == "in_flight" || result.state == "pending") {
-        unsettled.push_back({kind, result.reference_id, hash, result.state != "pending"});
+        unsettled.push_back({kind, result.reference_id, hash, result.state != "pending",
+                             timestamps::format_iso8601_z(result.updated_at)});
       }
     }
     batch.commit();
@@ -162,8 +163,8 @@ void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {
     const auto entry = ledger_.find(create, row.reference_id);
     if (entry && entry->state != LedgerState::pending && entry->state != LedgerState::rejected) continue;
     // A send another process made may still be under way: its lookup waits, as after a send here.
-    ledger_.look_up_first(create, row.reference_id, row.content_hash, kUnclearBeforeRebuild,
-                          kCreatedByAnEarlierSend, row.unclear);
+    ledger_.look_up_first(create, row.reference_id, row.content_hash, kUnclearBeforeRebuild, kCreatedByAnEarlierSend,
+                          row.unclear ? std::optional<std::string>(row.written_at) : std::nullopt);
     ++summary_.looked_up;
   }
   batch.commit();

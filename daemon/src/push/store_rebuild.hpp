@@ -91,6 +91,7 @@ class StoreRebuild {
     std::string reference_id;
     std::string content_hash;
     bool unclear;  // the result says unknown or in_flight (else pending)
+    std::string written_at;  // the result's time: a send it announced left after it
   };
   void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen,
                    std::vector<Unsettled>& unsettled);

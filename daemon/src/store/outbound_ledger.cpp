@@ -312,7 +312,8 @@ bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::stri
 }
 
 void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                                   std::string_view reason, std::string_view note, bool may_be_under_way) {
+                                   std::string_view reason, std::string_view note,
+                                   const std::optional<std::string>& sent_elsewhere_at) {
   const auto existing = find(kind, source_key);
   FULFILLSYNC_INVARIANT(!existing || existing->state == LedgerState::pending ||
                             existing->state == LedgerState::rejected,
@@ -327,11 +328,12 @@ void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key,
     update.bind(2, std::string(source_key));
     update.exec();
   }
-  if (may_be_under_way) {
-    SQLite::Statement& update = store_.prepared(
-        fmt::format("UPDATE outbound_ledger SET sent_at = {} WHERE kind = ? AND source_key = ?", kSqlNow));
-    update.bind(1, std::string(to_string(kind)));
-    update.bind(2, std::string(source_key));
+  if (sent_elsewhere_at) {
+    SQLite::Statement& update =
+        store_.prepared("UPDATE outbound_ledger SET sent_at = ? WHERE kind = ? AND source_key = ?");
+    update.bind(1, *sent_elsewhere_at);
+    update.bind(2, std::string(to_string(kind)));
+    update.bind(3, std::string(source_key));
     update.exec();
   }
 }

@@ -143,12 +143,14 @@ class OutboundLedger {
   // to the ledger, or pending or rejected by it, yet something says it may exist at the provider (an
   // order cancelled at the merchant whose create this ledger never saw settle, e.g. after a restore
   // of an older store). Creates the entry when there is none. Never sent by this ledger, it is due
-  // for its lookup at once (unclear() waits only for sends), unless `may_be_under_way`: another
-  // process may have sent it just now, so the lookup waits the quiet time as after a send of its
-  // own. `note` is kept whatever the lookup finds (e.g. kCreatedByAnEarlierSend: what it finds, a
-  // send this ledger forgot may have made).
+  // for its lookup at once (unclear() waits only for sends), unless another process may have sent
+  // it, at the earliest `sent_elsewhere_at` (ISO 8601): that send may still be under way, so the
+  // lookup waits the quiet time from now, as after a send of its own, and sent_at says when that
+  // send may have left. `note` is kept whatever the lookup finds (e.g. kCreatedByAnEarlierSend:
+  // what it finds, a send this ledger forgot may have made).
   void look_up_first(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
-                     std::string_view reason, std::string_view note = {}, bool may_be_under_way = false);
+                     std::string_view reason, std::string_view note = {},
+                     const std::optional<std::string>& sent_elsewhere_at = std::nullopt);
   // Created at the provider as `remote_id`, known from the merchant's result table rather than from
   // an answer (a lost or older store rebuilt): any state but done or in flight becomes done
   // (done_state: created, or applied for a cancel). Returns false when the entry was already done (or
