@@ -42,23 +42,21 @@ class PostgresChangeListener final : public ChangeNotifications {
         if (std::string error = co_await connect(); !error.empty()) {
           close();
           ++failures_;
-          // Logged once per loss, not per try; the tries go on at debug.
+          // Logged once per loss (lose() did) or at the first try, not per try: the tries go on at debug.
           if (failures_ == 1) {
             spdlog::warn("merchant database: cannot listen for changes ({}); trying again with back-off, the "
                          "interval's polling goes on meanwhile",
                          error);
-            if (!was_listening_) continue;  // never up: nothing to report as lost
-            was_listening_ = false;
-            co_return Event::lost;
+          } else {
+            spdlog::debug("merchant database: cannot listen for changes ({}); trying again in {} ms", error,
+                          kReconnect.after(failures_).count());
           }
-          spdlog::debug("merchant database: cannot listen for changes ({}); trying again in {} ms", error,
-                        kReconnect.after(failures_).count());
           continue;
         }
         spdlog::info("merchant database: listening for changes on channel {}{}", kChangeChannel,
-                     failures_ > 0 ? " again" : "");
+                     listened_ ? " again" : "");
         failures_ = 0;
-        was_listening_ = true;
+        listened_ = true;
         co_return Event::listening;
       }
       // libpq may hold notifications read with the last answer: those first.
@@ -83,7 +81,6 @@ class PostgresChangeListener final : public ChangeNotifications {
                  error.empty() ? "closed" : error);
     close();
     failures_ = 1;
-    was_listening_ = false;
     return Event::lost;
   }
 
@@ -177,8 +174,8 @@ class PostgresChangeListener final : public ChangeNotifications {
   std::optional<std::chrono::steady_clock::time_point> deadline_at_;
   unsigned waits_ = 0;  // tells a stale deadline from the current wait's
   asio::steady_timer retry_;
-  int failures_ = 0;            // connects failed in a row
-  bool was_listening_ = false;  // a loss is reported once, after having listened
+  int failures_ = 0;       // connects failed in a row (a loss counts as the first)
+  bool listened_ = false;  // once: a later LISTEN is "again"
 };
 
 }  // namespace
