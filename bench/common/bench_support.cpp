@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -330,6 +331,57 @@ int run_scenarios(std::string_view program, const fs::path& bin_dir, std::string
   }
   report.print();
   return failed ? 1 : 0;
+}
+
+// --- the sandbox's creates and latencies ---------------------------------------------------------
+
+// The sandbox's date-times: "2026-03-01T12:34:56.789+00:00" (or Z; any offset and fraction).
+std::chrono::system_clock::time_point parse_time(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &consumed) !=
+      6) {
+    throw std::runtime_error("not a date-time: " + text);
+  }
+  auto at = static_cast<std::size_t>(consumed);
+  std::chrono::nanoseconds fraction{0};
+  if (at < text.size() && text[at] == '.') {
+    std::int64_t scale = 100'000'000;
+    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, scale /= 10) {
+      fraction += std::chrono::nanoseconds((text[at] - '0') * scale);
+    }
+  }
+  std::chrono::minutes offset{0};
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+    int offset_hours = 0, offset_minutes = 0;
+    if (std::sscanf(text.c_str() + at + 1, "%2d:%2d", &offset_hours, &offset_minutes) != 2) {
+      throw std::runtime_error("not a date-time offset: " + text);
+    }
+    offset = std::chrono::hours(offset_hours) + std::chrono::minutes(offset_minutes);
+    if (text[at] == '-') offset = -offset;
+  }
+  const std::chrono::sys_days date{std::chrono::year(year) / month / day};
+  return std::chrono::time_point_cast<std::chrono::system_clock::duration>(date + std::chrono::hours(hour) +
+                                                             std::chrono::minutes(minute) +
+                                                             std::chrono::seconds(second) + fraction - offset);
+}
+
+// reference_id -> created_date of every order at the sandbox (GET /_sandbox/orders).
+std::map<std::string, std::chrono::system_clock::time_point> read_created_dates(const Sandbox& sandbox) {
+  const std::string body = admin_get(sandbox, "/_sandbox/orders");
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.parse(body);
+  std::map<std::string, std::chrono::system_clock::time_point> created;
+  for (const simdjson::dom::element order : root.get_array()) {
+    const std::string_view reference = order["reference_id"].get_string();
+    const std::string_view date = order["created_date"].get_string();
+    created.emplace(reference, parse_time(std::string(date)));
+  }
+  return created;
+}
+
+double percentile(const std::vector<double>& sorted, double fraction) {
+  const auto rank = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
 }  // namespace fulfillsync::bench

@@ -198,4 +198,11 @@ long positive(const std::string& name, const std::string& value);
 using OptionHandler = std::function<bool(const std::string& name, const std::string& value)>;
 std::optional<bool> parse_command_line(int argc, char** argv, std::string_view usage, const OptionHandler& option);
 
+// The sandbox's date-times: "2026-03-01T12:34:56.789+00:00" (or Z; any offset and fraction).
+std::chrono::system_clock::time_point parse_time(const std::string& text);
+// reference_id -> created_date of every order at the sandbox (GET /_sandbox/orders).
+std::map<std::string, std::chrono::system_clock::time_point> read_created_dates(const Sandbox& sandbox);
+// The value at `fraction` (0.99: p99) of `sorted`, which is not empty.
+double percentile(const std::vector<double>& sorted, double fraction);
+
 }  // namespace fulfillsync::bench

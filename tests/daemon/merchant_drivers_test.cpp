@@ -179,6 +179,58 @@ TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
   EXPECT_EQ(results_database()->results().read_result(merchant::SourceKind::orders, "LATE-0001")->state, "created");
 }
 
+// PostgreSQL alone: the daemon LISTENs for the reference triggers' notifications, so a commit is pushed
+// at once though every push job's interval is an hour; after the server restarts, the listener
+// reconnects and a new commit is again pushed without an interval elapsing, and nothing twice.
+class PostgresNotifyTest : public MerchantDriversTest {
+ protected:
+  void reconnect_shop() {
+    shop.reset(PQconnectdb(postgres->connection_string().c_str()));
+    ASSERT_EQ(PQstatus(shop.get()), CONNECTION_OK) << PQerrorMessage(shop.get());
+    shop_exec("SET search_path = shop");
+  }
+};
+
+TEST_P(PostgresNotifyTest, ACommitIsPushedAtOnceAndAgainAfterTheServerRestarts) {
+  start();
+  std::string config = read_file(config_path);
+  for (const std::string job : {"push_orders: {interval: ", "push_cancels: {interval: ", "push_returns: {interval: "}) {
+    config.replace(config.find(job + "50ms"), job.size() + 4, job + "1h");
+  }
+  write_file(config_path, config);
+  // Pushed by the jobs' first runs, at the start.
+  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("FIRST-0001", 1)));
+  auto daemon = run_in_background();
+  ASSERT_TRUE(wait_for_sandbox_count("orders", 1, 20s)) << daemon->stderr_text();
+  daemon->wait_for_stderr("listening for changes", 10s);
+  std::this_thread::sleep_for(500ms);  // the first runs are over: the jobs rest for an hour
+
+  const auto started = std::chrono::steady_clock::now();
+  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("NOTIFIED-0001", 2)));
+  ASSERT_TRUE(wait_for_sandbox_count("orders", 2, 5s)) << daemon->stderr_text();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+
+  postgres->restart();
+  reconnect_shop();
+  ASSERT_TRUE(daemon->wait_for_stderr("listening for changes on channel fulfillsync_changes again", 30s))
+      << daemon->stderr_text();
+  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("RESTARTED-0001", 3)));
+  ASSERT_TRUE(wait_for_sandbox_count("orders", 3, 15s)) << daemon->stderr_text() << postgres->log();
+
+  std::this_thread::sleep_for(1s);  // a second send would have come by now
+  const auto orders = provider_orders();
+  EXPECT_EQ(orders.size(), 3u);
+  for (const char* reference : {"FIRST-0001", "NOTIFIED-0001", "RESTARTED-0001"}) {
+    EXPECT_TRUE(orders.contains(reference)) << reference;
+  }
+  EXPECT_EQ(creates().first, 3);
+  daemon->send_signal(SIGTERM);
+  EXPECT_TRUE(daemon->wait_for_exit(10s).has_value()) << "the daemon did not stop promptly";
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, PostgresNotifyTest, ::testing::Values(Driver::postgresql),
+                         [](const ::testing::TestParamInfo<Driver>&) { return "postgresql"; });
+
 INSTANTIATE_TEST_SUITE_P(Drivers, PostgresLateCommitTest, ::testing::Values(Driver::postgresql),
                          [](const ::testing::TestParamInfo<Driver>&) { return "postgresql"; });
 

@@ -78,12 +78,50 @@ PgParam text_array(std::span<const std::string> values) {
   return array + "}";
 }
 
+PgConnectionParams::PgConnectionParams(const config::PostgresConfig& config)
+    : expand_dbname_(config.connection.empty() ? 0 : 1),
+      where_(config.connection.empty() ? fmt::format("host={} port={} dbname={} user={}", config.host, config.port,
+                                                     config.database, config.user)
+                                       : std::string("of merchant.postgresql.connection")) {
+  // Keywords are taken in order, a later one overriding: the connection string comes first, so what
+  // the configuration sets beside it (the password, sslmode) wins. Keepalives first, so that the
+  // connection string can set its own: a peer gone without a word (a network cut) is found within
+  // about two minutes rather than never, which matters to the change listener's idle connection.
+  settings_.emplace_back("keepalives_idle", "60");
+  settings_.emplace_back("keepalives_interval", "10");
+  settings_.emplace_back("keepalives_count", "6");
+  if (!config.connection.empty()) {
+    settings_.emplace_back("dbname", config.connection);
+  } else {
+    settings_.emplace_back("host", config.host);
+    settings_.emplace_back("port", std::to_string(config.port));
+    settings_.emplace_back("dbname", config.database);
+    settings_.emplace_back("user", config.user);
+  }
+  if (std::string password = read_password(config.password_file); !password.empty()) {
+    settings_.emplace_back("password", std::move(password));
+  }
+  if (!config.sslmode.empty()) settings_.emplace_back("sslmode", config.sslmode);
+  if (!config.sslrootcert.empty()) settings_.emplace_back("sslrootcert", config.sslrootcert.string());
+  settings_.emplace_back("fallback_application_name", "fulfillsyncd");
+  for (const auto& [keyword, value] : settings_) {
+    keywords_.push_back(keyword);
+    values_.push_back(value.c_str());
+  }
+  keywords_.push_back(nullptr);
+  values_.push_back(nullptr);
+}
+
+std::string pg_error_message(const PGconn* connection) {
+  return connection != nullptr ? trimmed(PQerrorMessage(connection)) : "out of memory";
+}
+
 PostgresConnection::PostgresConnection(const config::MerchantConfig& config, bool read_only)
     : config_(config.postgresql),
+      params_(config.postgresql),
       prefix_(config.result_table_prefix),
       source_schema_(config.postgresql.source_schema),
       result_schema_(config.postgresql.result_schema),
-      password_(read_password(config.postgresql.password_file)),
       read_only_(read_only) {
   for (const std::string* name : {&prefix_, &source_schema_, &result_schema_}) {
     if (!is_plain_identifier(*name)) {
@@ -99,41 +137,13 @@ PostgresConnection::~PostgresConnection() {
 
 void PostgresConnection::connect() {
   if (connection_ != nullptr) PQfinish(connection_);
-  connection_ = nullptr;
-  // Keywords are taken in order, a later one overriding: the connection string comes first, so what
-  // the configuration sets beside it (the password, sslmode) wins.
-  std::vector<std::pair<const char*, std::string>> settings;
-  if (!config_.connection.empty()) {
-    settings.emplace_back("dbname", config_.connection);
-  } else {
-    settings.emplace_back("host", config_.host);
-    settings.emplace_back("port", std::to_string(config_.port));
-    settings.emplace_back("dbname", config_.database);
-    settings.emplace_back("user", config_.user);
-  }
-  if (!password_.empty()) settings.emplace_back("password", password_);
-  if (!config_.sslmode.empty()) settings.emplace_back("sslmode", config_.sslmode);
-  if (!config_.sslrootcert.empty()) settings.emplace_back("sslrootcert", config_.sslrootcert.string());
-  settings.emplace_back("fallback_application_name", "fulfillsyncd");
-  std::vector<const char*> keywords, values;
-  for (const auto& [keyword, value] : settings) {
-    keywords.push_back(keyword);
-    values.push_back(value.c_str());
-  }
-  keywords.push_back(nullptr);
-  values.push_back(nullptr);
-  connection_ = PQconnectdbParams(keywords.data(), values.data(), config_.connection.empty() ? 0 : 1);
-  const auto where = [&] {
-    return config_.connection.empty()
-               ? fmt::format("host={} port={} dbname={} user={}", config_.host, config_.port, config_.database,
-                             config_.user)
-               : std::string("of merchant.postgresql.connection");
-  };
+  connection_ = PQconnectdbParams(params_.keywords(), params_.values(), params_.expand_dbname());
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
-    const std::string message = connection_ != nullptr ? trimmed(PQerrorMessage(connection_)) : "out of memory";
+    const std::string message = pg_error_message(connection_);
     if (connection_ != nullptr) PQfinish(connection_);
     connection_ = nullptr;
-    throw MerchantDatabaseError(fmt::format("merchant database postgresql {}: cannot connect: {}", where(), message));
+    throw MerchantDatabaseError(
+        fmt::format("merchant database postgresql {}: cannot connect: {}", params_.where(), message));
   }
   // The server's notices (an idempotent step's "already exists, skipping") are not the daemon's output.
   PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);

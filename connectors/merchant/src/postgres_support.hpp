@@ -53,6 +53,32 @@ class PgResult {
   std::unique_ptr<PGresult, decltype(&PQclear)> result_;
 };
 
+// What libpq is handed to connect to merchant.postgresql (PQconnectdbParams, PQconnectStartParams):
+// the connection string or its parts, with the password and TLS settings beside them.
+class PgConnectionParams {
+ public:
+  // Reads the password file (throws MerchantDatabaseError when it cannot).
+  explicit PgConnectionParams(const config::PostgresConfig& config);
+  PgConnectionParams(const PgConnectionParams&) = delete;  // keywords() points into it
+  PgConnectionParams& operator=(const PgConnectionParams&) = delete;
+
+  const char* const* keywords() const { return keywords_.data(); }
+  const char* const* values() const { return values_.data(); }
+  // Whether the first value is a connection string for libpq to expand.
+  int expand_dbname() const { return expand_dbname_; }
+  // Which server, for an error: "host=... port=... dbname=... user=..." or "of merchant.postgresql.connection".
+  const std::string& where() const { return where_; }
+
+ private:
+  std::vector<std::pair<const char*, std::string>> settings_;
+  std::vector<const char*> keywords_, values_;
+  int expand_dbname_ = 0;
+  std::string where_;
+};
+
+// libpq's message for a failed connection, without its trailing newline.
+std::string pg_error_message(const PGconn* connection);
+
 // A text[] parameter holding `values` (for `= ANY($1::text[])`).
 PgParam text_array(std::span<const std::string> values);
 
@@ -121,10 +147,10 @@ class PostgresConnection {
   [[noreturn]] void fail(std::string_view task, std::string_view message) const;
 
   config::PostgresConfig config_;
+  PgConnectionParams params_;
   std::string prefix_;
   std::string source_schema_;
   std::string result_schema_;
-  std::string password_;
   std::string description_;
   bool read_only_ = false;
   bool in_transaction_ = false;  // between begin() and commit() or rollback()

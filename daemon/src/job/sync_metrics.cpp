@@ -19,7 +19,8 @@ double now_seconds() {
 }  // namespace
 
 SyncMetrics::SyncMetrics(prometheus::Registry& registry)
-    : items_(prometheus::BuildCounter()
+    : registry_(registry),
+      items_(prometheus::BuildCounter()
                  .Name("fulfillsync_sync_items_total")
                  .Help("Items settled by each job, by outcome.")
                  .Register(registry)),
@@ -182,6 +183,28 @@ bool SyncMetrics::set_provider_reachable(bool reachable) {
   const bool changed = provider_reachable() != reachable;
   provider_reachable_.Set(reachable ? 1 : 0);
   return changed;
+}
+
+void SyncMetrics::export_merchant_listener() {
+  listener_up_ = &prometheus::BuildGauge()
+                      .Name("fulfillsync_merchant_listener_up")
+                      .Help("1 while the daemon listens for the merchant database's change notifications "
+                            "(PostgreSQL LISTEN), else 0: the jobs' intervals alone find changes meanwhile.")
+                      .Register(registry_)
+                      .Add({});
+  listener_reconnects_ = &prometheus::BuildCounter()
+                              .Name("fulfillsync_merchant_listener_reconnects_total")
+                              .Help("Times the change listener listened again after losing its connection.")
+                              .Register(registry_)
+                              .Add({});
+}
+
+void SyncMetrics::set_merchant_listener_up(bool up) {
+  if (listener_up_ != nullptr) listener_up_->Set(up ? 1 : 0);
+}
+
+void SyncMetrics::count_merchant_listener_reconnect() {
+  if (listener_reconnects_ != nullptr) listener_reconnects_->Increment();
 }
 
 bool SyncMetrics::provider_reachable() const { return provider_reachable_.Value() != 0; }

@@ -35,7 +35,7 @@ Scheduler::Scheduler(asio::any_io_executor executor, SyncMetrics& metrics, const
 void Scheduler::add(std::unique_ptr<Job> job, config::Duration interval) {
   metrics_.set_paused(job->name(), false);
   jobs_.push_back(std::move(job));
-  slots_.push_back(Slot{jobs_.back().get(), interval});
+  slots_.push_back(Slot{jobs_.back().get(), interval, std::make_unique<asio::steady_timer>(executor_)});
 }
 
 Scheduler::Figures Scheduler::figures(const Job& job) const {
@@ -57,6 +57,25 @@ const api::AnswerLog* Scheduler::find_answer_log(std::string_view job) const {
 
 void Scheduler::start() {
   for (auto& slot : slots_) asio::co_spawn(executor_, loop(slot), asio::detached);
+}
+
+void Scheduler::wake(std::span<const std::string_view> jobs) {
+  for (Slot& slot : slots_) {
+    if (std::find(jobs.begin(), jobs.end(), slot.job->name()) == jobs.end()) continue;
+    if (slot.running) {
+      slot.woken = true;
+    } else if (slot.resting) {
+      slot.resting = false;
+      slot.rest->cancel();
+    }
+  }
+}
+
+asio::awaitable<void> Scheduler::rest(Slot& slot, std::chrono::milliseconds duration) {
+  slot.rest->expires_after(duration);
+  boost::system::error_code ignored;  // cancelled: woken
+  co_await slot.rest->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  slot.resting = false;
 }
 
 asio::awaitable<void> Scheduler::sleep(std::chrono::milliseconds duration) {
@@ -100,12 +119,16 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
   // Jitter keeps the jobs from running in lockstep and spreads their requests over the interval.
   std::uniform_real_distribution<double> jitter(0.9, 1.1);
   while (!stopping_) {
+    slot.running = true;
+    slot.woken = false;
     const JobRun run = co_await run_once(slot);
+    slot.running = false;
     if (stopping_) break;
     if (run.back_off > 0ms) {
-      co_await sleep(run.back_off);
-    } else if (!run.more) {
-      co_await sleep(std::chrono::milliseconds(static_cast<std::int64_t>(slot.interval.count() * jitter(random_))));
+      co_await rest(slot, run.back_off);
+    } else if (!run.more && !(slot.woken && run.ok)) {
+      slot.resting = run.ok;  // a failed run's interval is its back-off
+      co_await rest(slot, std::chrono::milliseconds(static_cast<std::int64_t>(slot.interval.count() * jitter(random_))));
     } else {
       // A run that awaited nothing (an intake over a long backlog, say) would otherwise keep the loop
       // to itself: other jobs, answers in flight, signals and the watchdog wait for their turn.

@@ -2,12 +2,14 @@
 // Runs the sync jobs: each on its own loop (run, then wait for its interval with a little jitter
 // unless it has more to do), or all in turn until none has work left (`fulfillsyncd once`). Counts
 // runs, durations, failures and last successes per job. A stop lets running runs finish; `in_flight`
-// counts them so the service's graceful stop can wait.
+// counts them so the service's graceful stop can wait. A job resting out its interval can be woken
+// to run now (the merchant database said its tables changed).
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,13 @@ class Scheduler {
   // Starts every job's loop.
   void start();
 
+  // Runs the named jobs now rather than at the end of their interval. A job running now runs once
+  // more when it ends (its read may have come before the change); wakes meanwhile make one run. A job
+  // waiting out a back-off (its last run failed, throttled, paused) is left to wait: a change does
+  // not make a failing job's next try any likelier to succeed, and must not turn its back-off into
+  // a tight loop.
+  void wake(std::span<const std::string_view> jobs);
+
   enum class Idle {
     done,     // nothing left to do, and every job's last run ended without error
     paused,   // a job is paused until an operator acts (credentials or certificate refused)
@@ -64,12 +73,17 @@ class Scheduler {
   struct Slot {
     Job* job;
     config::Duration interval;
+    std::unique_ptr<boost::asio::steady_timer> rest;  // the wait for the interval or back-off
     Figures figures{};
+    bool running = false;  // a run is under way
+    bool resting = false;  // waiting out the interval after a run that went well: wake() cuts it short
+    bool woken = false;    // woken while running: run once more
   };
   boost::asio::awaitable<void> loop(Slot& slot);
   // `error`: set to what the run threw, if it did.
   boost::asio::awaitable<JobRun> run_once(Slot& slot, std::string* error = nullptr);
   boost::asio::awaitable<void> sleep(std::chrono::milliseconds duration);
+  static boost::asio::awaitable<void> rest(Slot& slot, std::chrono::milliseconds duration);
 
   boost::asio::any_io_executor executor_;
   SyncMetrics& metrics_;

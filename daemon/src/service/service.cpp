@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <array>
 #include <cassert>
 #include <cstdio>
 
@@ -110,6 +111,9 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   progress_ = std::make_unique<ProgressReport>(*scheduler_, *checkpoint_, *ledger_, *marks_, *sync_metrics_,
                                                config_.api.requests_per_minute);
   progress_->export_figures();
+  // Only a daemon that goes on runs its jobs at intervals that a notification can cut short.
+  if (mode_ == Mode::run) changes_ = merchant::listen_for_changes(config_.merchant, io_.get_executor());
+  if (changes_) sync_metrics_->export_merchant_listener();
   record_daemon_start(*checkpoint_);
 }
 
@@ -178,6 +182,7 @@ int Service::run() {
   if (mode_ != Mode::once) asio::co_spawn(io_, report_progress(), asio::detached);
   last_beat_ = std::chrono::steady_clock::now();  // opening the stores may have taken a while
   asio::co_spawn(io_, heartbeat(), asio::detached);
+  if (changes_) asio::co_spawn(io_, wake_on_changes(), asio::detached);
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
@@ -341,6 +346,27 @@ asio::awaitable<void> Service::report_progress() {
       spdlog::warn("progress report: {}", e.what());
     }
     last = now;
+  }
+}
+
+asio::awaitable<void> Service::wake_on_changes() {
+  // The jobs that read the source tables.
+  static constexpr std::array<std::string_view, 3> kReaders = {"push_orders", "push_cancels", "push_returns"};
+  bool listened = false;
+  while (!stopping_) {
+    const auto event = co_await changes_->next();
+    if (stopping_) co_return;
+    switch (event) {
+      case merchant::ChangeNotifications::Event::lost: sync_metrics_->set_merchant_listener_up(false); break;
+      case merchant::ChangeNotifications::Event::listening:
+        sync_metrics_->set_merchant_listener_up(true);
+        if (listened) sync_metrics_->count_merchant_listener_reconnect();
+        listened = true;
+        // What changed while nobody listened went unheard.
+        scheduler_->wake(kReaders);
+        break;
+      case merchant::ChangeNotifications::Event::changed: scheduler_->wake(kReaders); break;
+    }
   }
 }
 

@@ -23,6 +23,7 @@
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
+#include "fulfillsync/merchant/change_notifications.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
 #include "push/result_writer.hpp"
 #include "push/store_rebuild.hpp"
@@ -84,6 +85,7 @@ class Service {
   // Ends `once`: prints the summary on stdout, `why` on the log, and sets the exit code.
   void end_once(int code, const std::string& why);
   boost::asio::awaitable<void> report_progress();
+  boost::asio::awaitable<void> wake_on_changes();
   void reload();
   void apply(const config::Config& config);
   std::string status_line() const;
@@ -118,6 +120,8 @@ class Service {
   std::unique_ptr<SourceIntake<merchant::ReturnRow>> return_intake_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<ProgressReport> progress_;
+  // `run` with a database that notifies its changes (PostgreSQL); destroyed before io_, once it stopped.
+  std::unique_ptr<merchant::ChangeNotifications> changes_;
   Mode mode_;
   bool stopping_ = false;
   std::optional<int> exit_code_;  // set when the run's end is known; else 0 (run) or 75 (once)

@@ -99,10 +99,10 @@ PostgresServer::PostgresServer() : user_(current_user_name()) {
   start();
 }
 
-void PostgresServer::start() {
+void PostgresServer::start(std::uint16_t port) {
   constexpr int kAttempts = 5;
   for (int attempt = 1;; ++attempt) {
-    port_ = free_port();
+    port_ = port != 0 ? port : free_port();
     process_ = std::make_unique<ChildProcess>(ChildProcess::Options{
         .argv = as_server_user({(kBinDir / "postgres").string(), "-D", (dir_ / "data").string(), "-p",
                                 std::to_string(port_), "-c", "listen_addresses=127.0.0.1", "-c",
@@ -115,12 +115,14 @@ void PostgresServer::start() {
     process_->send_signal(SIGKILL);
     process_->wait_for_exit(10s);
     // Another process took the port between free_port() and the server's bind.
-    if (attempt < kAttempts && output.find("could not bind") != std::string::npos) continue;
+    if (port == 0 && attempt < kAttempts && output.find("could not bind") != std::string::npos) continue;
     throw std::runtime_error("postgres did not start:\n" + output);
   }
 }
 
-PostgresServer::~PostgresServer() {
+PostgresServer::~PostgresServer() { stop(); }
+
+void PostgresServer::stop() {
   if (!process_) return;
   process_->send_signal(SIGINT);
   if (!process_->wait_for_exit(30s)) process_->send_signal(SIGKILL);
@@ -128,11 +130,24 @@ PostgresServer::~PostgresServer() {
   process_.reset();
 }
 
+void PostgresServer::restart() {
+  stop();
+  // The server's log is written afresh at each start: the earlier one is kept for log().
+  std::filesystem::rename(dir_ / "server.log", dir_ / ("server." + std::to_string(++restarts_) + ".log"));
+  start(port_);
+}
+
 std::string PostgresServer::connection_string(bool tcp) const {
   return "host=" + (tcp ? std::string("127.0.0.1") : socket_dir()) + " port=" + std::to_string(port_) +
          " dbname=" + kDatabase + " user=" + user_;
 }
 
-std::string PostgresServer::log() const { return read_file(dir_ / "server.log"); }
+std::string PostgresServer::log() const {
+  std::string log;
+  for (int restart = 1; restart <= restarts_; ++restart) {
+    log += read_file(dir_ / ("server." + std::to_string(restart) + ".log"));
+  }
+  return log + read_file(dir_ / "server.log");
+}
 
 }  // namespace fulfillsync::testing

@@ -73,7 +73,16 @@ class SyncMetrics {
   // A source row the reconciliation sweep found that change detection missed.
   void count_reconcile_found(std::string_view table);
 
+  // The merchant database's change listener (PostgreSQL's LISTEN), exported only where there is one:
+  // whether it listens now, and how often it listened again after losing its connection.
+  void export_merchant_listener();
+  void set_merchant_listener_up(bool up);
+  void count_merchant_listener_reconnect();
+
  private:
+  prometheus::Registry& registry_;
+  prometheus::Gauge* listener_up_ = nullptr;
+  prometheus::Counter* listener_reconnects_ = nullptr;
   prometheus::Family<prometheus::Counter>& items_;
   prometheus::Family<prometheus::Counter>& unapplied_;
   prometheus::Counter& result_write_failures_;

@@ -41,12 +41,19 @@ class PostgresServer {
   // The server's log so far (for a failing test's message).
   std::string log() const;
 
+  // Stops the server (fast shutdown: its clients' connections are closed) and starts it again on the
+  // same data and port, as a restart in production would.
+  void restart();
+
  private:
-  void start();
+  // `port`: the one to listen on; 0: a free one.
+  void start(std::uint16_t port = 0);
+  void stop();
 
   TempDir dir_;
   std::string user_;
   std::uint16_t port_ = 0;
+  int restarts_ = 0;  // the logs before each are server.<n>.log
   std::unique_ptr<ChildProcess> process_;
 };
 
