@@ -1,6 +1,8 @@
 #include "pull/pull_returns.hpp"
 
+#include <map>
 #include <span>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -30,6 +32,8 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
   const std::vector<std::int64_t> open = ReturnProgress(context_.checkpoint).open_returns();
   const auto chunk = static_cast<std::size_t>(config_.page_size);
   bool asked = false;
+  bool progressed = false;  // a return's status moved since the last pass
+  std::map<std::int64_t, std::string> seen_now;
   for (std::size_t first = 0; first < open.size(); first += chunk) {
     if (context_.stopping) co_return run;
     const auto ids = std::span(open).subspan(first, std::min(chunk, open.size() - first));
@@ -52,10 +56,18 @@ asio::awaitable<JobRun> PullReturnsJob::poll() {
       ReturnProgress(context_.checkpoint).save(records);
       context_.metrics.count_items(name(), "written", static_cast<double>(records.size()));
       run.settled += static_cast<int>(records.size());
+      for (const auto& record : records) {
+        std::string seen = record.status + " " + record.as_of;
+        const auto before = last_seen_.find(record.remote_id);
+        progressed = progressed || before == last_seen_.end() || before->second != seen;
+        seen_now.emplace(record.remote_id, std::move(seen));
+      }
     }
   }
   // With no open return nothing was asked: this pass says nothing of whether the provider answers.
   if (asked) backoff_.note_success();
+  run.quiet = asked && !progressed;
+  last_seen_ = std::move(seen_now);
   pass_failed_ = false;
   data_as_of_ = pass_started;
   co_return run;

@@ -1,6 +1,8 @@
 #pragma once
 // pull_returns polls the returns the daemon created until they are completed or cancelled.
 #include <chrono>
+#include <map>
+#include <string>
 #include <optional>
 
 #include "fulfillsync/api/provider.hpp"
@@ -29,6 +31,8 @@ class PullReturnsJob final : public Job {
   config::PullJobConfig config_;
   FailureBackoff backoff_;
   bool pass_failed_ = false;
+  // Each open return's status and its time at the last pass: a pass that moves none is quiet.
+  std::map<std::int64_t, std::string> last_seen_;
   std::optional<std::chrono::system_clock::time_point> data_as_of_;
 };
 

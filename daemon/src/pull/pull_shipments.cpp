@@ -85,6 +85,8 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
     if (config_.timelines) co_await pull_timelines(written.shipment_ids);
   }
   if (context_.stopping) co_return run;  // an unfinished window is not saved
+  // Nothing changed after the newest change already stored: the overlap's orders only, read again.
+  run.quiet = saved && latest <= checkpoint;
   latest = began_at_provider ? std::min(latest, *began_at_provider - 1s)
                              : latest - std::chrono::duration_cast<timestamps::Clock::duration>(
                                             std::chrono::system_clock::now() - walk_started);

@@ -1,6 +1,7 @@
 #include "service/scheduler.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <SQLiteCpp/Exception.h>
 #include <spdlog/spdlog.h>
@@ -72,10 +73,39 @@ void Scheduler::wake(std::span<const std::string_view> jobs) {
 }
 
 asio::awaitable<void> Scheduler::rest(Slot& slot, std::chrono::milliseconds duration) {
+  slot.rest_began = std::chrono::steady_clock::now();
   slot.rest->expires_after(duration);
-  boost::system::error_code ignored;  // cancelled: woken
-  co_await slot.rest->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  for (;;) {
+    boost::system::error_code ignored;  // cancelled: woken, or the rest shortened
+    co_await slot.rest->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    // Woken (wake() ended the rest) or due; else end_quiet_rests() moved the end earlier: wait for it.
+    if (!slot.resting || std::chrono::steady_clock::now() >= slot.rest->expiry()) break;
+  }
   slot.resting = false;
+}
+
+std::chrono::milliseconds Scheduler::quiet_rest(const Slot& slot) const {
+  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(slot.interval);
+  return interval * (1 << std::min(slot.quiet_runs, std::countr_zero(unsigned{kLongestQuietRest})));
+}
+
+std::chrono::milliseconds Scheduler::rest_after_quiet_runs(const Job& job) const {
+  for (const auto& slot : slots_) {
+    if (slot.job == &job) return quiet_rest(slot);
+  }
+  return 0ms;
+}
+
+void Scheduler::end_quiet_rests() {
+  for (Slot& slot : slots_) {
+    if (slot.quiet_runs == 0) continue;
+    slot.quiet_runs = 0;
+    const auto end = slot.rest_began + slot.interval;
+    if (slot.resting && end < slot.rest->expiry()) {
+      spdlog::debug("{}: something was pushed; its next run is one interval after its last", slot.job->name());
+      slot.rest->expires_at(end);  // cancels the wait, which waits again for the new end
+    }
+  }
 }
 
 asio::awaitable<void> Scheduler::sleep(std::chrono::milliseconds duration) {
@@ -124,11 +154,18 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
     const JobRun run = co_await run_once(slot);
     slot.running = false;
     if (stopping_) break;
+    slot.quiet_runs = run.quiet && run.ok ? slot.quiet_runs + 1 : 0;
+    if (!slot.job->pulls() && run.settled > 0) end_quiet_rests();
     if (run.back_off > 0ms) {
       co_await rest(slot, run.back_off);
     } else if (!run.more && !(slot.woken && run.ok)) {
       slot.resting = run.ok;  // a failed run's interval is its back-off
-      co_await rest(slot, std::chrono::milliseconds(static_cast<std::int64_t>(slot.interval.count() * jitter(random_))));
+      const auto interval = quiet_rest(slot);
+      if (slot.quiet_runs > 0) {
+        spdlog::debug("{}: nothing new; next run in {}s", slot.job->name(),
+                      std::chrono::duration_cast<std::chrono::seconds>(interval).count());
+      }
+      co_await rest(slot, std::chrono::milliseconds(static_cast<std::int64_t>(interval.count() * jitter(random_))));
     } else {
       // A run that awaited nothing (an intake over a long backlog, say) would otherwise keep the loop
       // to itself: other jobs, answers in flight, signals and the watchdog wait for their turn.

@@ -16,6 +16,9 @@ struct JobRun {
   bool ok = true;     // false: the run met an error (logged and counted)
   // Wait at least this long before the next run (throttled, provider unreachable, paused).
   std::chrono::milliseconds back_off{0};
+  // A pull that asked the provider and found nothing new: while its runs stay quiet and nothing is
+  // pushed, the scheduler lets its rest grow (Scheduler, "Idle pulls").
+  bool quiet = false;
 };
 
 class Job {

@@ -1,0 +1,105 @@
+// The scheduler's idle pulls: a pull whose runs find nothing new rests longer and longer, up to a
+// bound, and is back to its interval as soon as a push settles something or a run finds something.
+// The rests are read from the scheduler, not timed.
+#include "service/scheduler.hpp"
+
+#include <utility>
+
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+
+namespace fulfillsync::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+
+// A job that answers each run from `answer(run number)` and stops the loop after `stop_after` runs.
+class FakeJob final : public Job {
+ public:
+  FakeJob(std::string name, bool pulls, asio::io_context& io, int stop_after, std::function<JobRun(int)> answer)
+      : name_(std::move(name)), pulls_(pulls), io_(io), stop_after_(stop_after), answer_(std::move(answer)) {}
+  std::string_view name() const override { return name_; }
+  bool pulls() const override { return pulls_; }
+  asio::awaitable<JobRun> run() override {
+    ++runs;
+    if (runs == stop_after_) io_.stop();
+    co_return answer_(runs);
+  }
+  int backlog() override { return 0; }
+  bool paused() const override { return false; }
+  int runs = 0;
+
+ private:
+  std::string name_;
+  bool pulls_;
+  asio::io_context& io_;
+  int stop_after_;
+  std::function<JobRun(int)> answer_;
+};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  asio::io_context io;
+  prometheus::Registry registry;
+  SyncMetrics metrics{registry};
+  bool stopping = false;
+  int in_flight = 0;
+  Scheduler scheduler{io.get_executor(), metrics, stopping, in_flight};
+
+  FakeJob& add(std::string name, bool pulls, config::Duration interval, int stop_after,
+               std::function<JobRun(int)> answer) {
+    auto job = std::make_unique<FakeJob>(std::move(name), pulls, io, stop_after, std::move(answer));
+    FakeJob& added = *job;
+    scheduler.add(std::move(job), interval);
+    return added;
+  }
+};
+
+TEST_F(SchedulerTest, AQuietPullRestsTwiceAsLongEachRunUpToItsBound) {
+  std::vector<std::chrono::milliseconds> rests;
+  FakeJob* pull = nullptr;
+  pull = &add("pull_shipments", true, 1ms, 7, [&](int) {
+    rests.push_back(scheduler.rest_after_quiet_runs(*pull));  // before this run is counted
+    return JobRun{.quiet = true};
+  });
+  scheduler.start();
+  io.run();
+  EXPECT_EQ(rests, (std::vector<std::chrono::milliseconds>{1ms, 2ms, 4ms, 8ms, 8ms, 8ms, 8ms}));
+  EXPECT_EQ(scheduler.rest_after_quiet_runs(*pull), 1ms * Scheduler::kLongestQuietRest);
+}
+
+TEST_F(SchedulerTest, APullThatFindsSomethingIsBackToItsInterval) {
+  FakeJob* pull = nullptr;
+  std::vector<std::chrono::milliseconds> rests;
+  pull = &add("pull_returns", true, 1ms, 6, [&](int run) {
+    rests.push_back(scheduler.rest_after_quiet_runs(*pull));
+    return JobRun{.quiet = run != 3};
+  });
+  scheduler.start();
+  io.run();
+  EXPECT_EQ(rests, (std::vector<std::chrono::milliseconds>{1ms, 2ms, 4ms, 1ms, 2ms, 4ms}));
+}
+
+TEST_F(SchedulerTest, APushThatSettlesSomethingEndsTheQuietRests) {
+  // The pull has rested long (its interval is an hour); the push settles an order on its 3rd run.
+  FakeJob& pull = add("pull_shipments", true, 1h, 0, [](int) { return JobRun{.quiet = true}; });
+  add("push_orders", false, 1ms, 3, [](int run) { return JobRun{.settled = run == 3 ? 1 : 0}; });
+  scheduler.start();
+  io.run_for(5s);  // stopped by the push's 3rd run
+  ASSERT_EQ(pull.runs, 1);
+  EXPECT_EQ(scheduler.rest_after_quiet_runs(pull), std::chrono::milliseconds(1h));
+}
+
+TEST_F(SchedulerTest, APushThatSettlesNothingLeavesThemQuiet) {
+  FakeJob& pull = add("pull_shipments", true, 1h, 0, [](int) { return JobRun{.quiet = true}; });
+  add("push_orders", false, 1ms, 3, [](int) { return JobRun{}; });
+  scheduler.start();
+  io.run_for(5s);
+  ASSERT_EQ(pull.runs, 1);
+  EXPECT_EQ(scheduler.rest_after_quiet_runs(pull), std::chrono::milliseconds(2h));
+}
+
+}  // namespace
+}  // namespace fulfillsync::daemon
