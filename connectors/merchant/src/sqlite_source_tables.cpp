@@ -124,7 +124,8 @@ std::vector<Row> read_keys(SQLite::Database& db, std::span<const std::string> ke
 
 // One read transaction, so that rows and their lines are one snapshot; committed before returning.
 template <typename Row, typename Read>
-std::vector<Row> read_snapshot(SqliteConnection& connection, Read read) {
+std::vector<Row> read_snapshot(SqliteConnection& connection, Read read, bool nothing_to_read = false) {
+  if (nothing_to_read) return {};
   std::vector<Row> rows = connection.guarded(fmt::format("reading {}", Source<Row>::table), [&] {
     SQLite::Transaction transaction(connection.db(), SQLite::TransactionBehavior::DEFERRED);
     std::vector<Row> snapshot = read();
@@ -144,10 +145,12 @@ std::vector<ReturnRow> SqliteSourceTables::read_returns(const ReadRange& range) 
   return read_snapshot<ReturnRow>(connection_, [&] { return read_range<ReturnRow>(db(), range); });
 }
 std::vector<OrderRow> SqliteSourceTables::read_orders(std::span<const std::string> reference_ids) {
-  return read_snapshot<OrderRow>(connection_, [&] { return read_keys<OrderRow>(db(), reference_ids); });
+  return read_snapshot<OrderRow>(
+      connection_, [&] { return read_keys<OrderRow>(db(), reference_ids); }, reference_ids.empty());
 }
 std::vector<ReturnRow> SqliteSourceTables::read_returns(std::span<const std::string> reference_ids) {
-  return read_snapshot<ReturnRow>(connection_, [&] { return read_keys<ReturnRow>(db(), reference_ids); });
+  return read_snapshot<ReturnRow>(
+      connection_, [&] { return read_keys<ReturnRow>(db(), reference_ids); }, reference_ids.empty());
 }
 
 std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kind, std::string_view after_key,

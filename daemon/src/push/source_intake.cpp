@@ -142,6 +142,7 @@ SourceIntake<Row>::SourceIntake(merchant::SourceTables& source, CheckpointStore&
                                 SyncMetrics& metrics, Options options)
     : source_(source), store_(store), ledger_(ledger), metrics_(metrics), options_(std::move(options)),
       feed_(std::make_unique<merchant::ChangeFeed<Row>>(make_feed())),
+      next_prune_(timestamps::Clock::now() + kPruneEvery),
       next_sweep_(timestamps::Clock::now() + options_.reconcile_interval) {
   start_sequence();
 }
@@ -241,7 +242,7 @@ bool SourceIntake<Row>::poll_by_time(int max_batches) {
 template <typename Row>
 bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
   constexpr merchant::SourceKind kind = source_kind<Row>();
-  if (prune_owed_) prune_change_log();
+  if (prune_owed_ && prune_due()) prune_change_log();
   bool more = true;
   for (int i = 0; i < max_batches && more; ++i) {
     if (catching_up_) {
@@ -252,6 +253,7 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
       if (!batch.more) {
         catching_up_ = false;
         prune_owed_ = true;  // what the log held before its position was handled by the catch-up
+        unpruned_ = kPruneBatch;
         save_sequence();
         spdlog::info("{}: rows changed before the change log are read; reading by the change log from here on",
                      cursor_name().substr(cursor_name().find(':') + 1));
@@ -261,10 +263,19 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
     if (!sequence_pending_) {
       // Read before the log, so a commit that lands while it is read is seen by the next poll.
       const std::uint64_t counter = source_.change_counter();
-      if (counter_ == counter && held_.empty()) return false;
+      if (counter_ == counter && held_.empty()) {
+        // Nothing new: a quiet moment to delete what was handled.
+        if (prune_owed_) prune_change_log();
+        return false;
+      }
       counter_ = counter;
     }
     const merchant::ChangedKeys changes = source_.changes_after(kind, sequence_, options_.feed.batch_size);
+    if (changes.entries == 0 && held_.empty()) {
+      // Another table's commit (or one whose entries were read already): nothing to offer or save.
+      sequence_pending_ = more = false;
+      continue;
+    }
     std::vector<Row> rows = [&] {
       if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(changes.keys);
       else return source_.read_returns(changes.keys);
@@ -286,11 +297,17 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
       save_sequence();
     });
     prune_owed_ = prune_owed_ || changes.entries > 0;
+    unpruned_ += changes.entries;
     sequence_pending_ = changes.more;
     more = changes.more;
   }
-  if (prune_owed_ && !more) prune_change_log();
+  if (prune_owed_ && !more && prune_due()) prune_change_log();
   return more;
+}
+
+template <typename Row>
+bool SourceIntake<Row>::prune_due() const {
+  return unpruned_ >= kPruneBatch || timestamps::Clock::now() >= next_prune_;
 }
 
 template <typename Row>
@@ -346,12 +363,14 @@ void SourceIntake<Row>::save_sequence() {
 template <typename Row>
 void SourceIntake<Row>::prune_change_log() {
   // Only what the checkpoint store holds as handled; a crash before that repeats reads, never skips.
-  constexpr std::size_t kPruneBatch = 1000;
   prune_owed_ = false;
+  unpruned_ = 0;
+  next_prune_ = timestamps::Clock::now() + kPruneEvery;
   try {
-    const std::int64_t deleted =
-        source_.forget_changes_through(source_kind<Row>(), held_before_.value_or(sequence_), kPruneBatch);
-    prune_owed_ = deleted == static_cast<std::int64_t>(kPruneBatch);
+    const std::int64_t deleted = source_.forget_changes_through(
+        source_kind<Row>(), held_before_.value_or(sequence_), static_cast<std::size_t>(kPruneBatch));
+    prune_owed_ = deleted == kPruneBatch;
+    if (prune_owed_) unpruned_ = kPruneBatch;  // more to delete: the next poll goes on
   } catch (const merchant::MerchantDatabaseError& e) {
     // The log only grows meanwhile; reading is not affected.
     spdlog::warn("{}: cannot delete handled change log entries (tried again after the next change): {}",

@@ -103,6 +103,7 @@ class SourceIntake final : public Intake {
   void save_cursor();
   void save_sequence();
   void prune_change_log();
+  bool prune_due() const;
   void notice_clock_step(const Row& row);
   // Reading by updated_at: rows read again by the look-back window or found by the sweep that are
   // new versions older than the read position by more than look_back.
@@ -130,7 +131,14 @@ class SourceIntake final : public Intake {
   std::optional<std::string> held_before_;  // the position before the first batch with a row now held
   std::optional<std::uint64_t> counter_;    // change_counter() at the last read of the log
   bool sequence_pending_ = true;            // more log entries wait: read without asking the counter
-  bool prune_owed_ = false;
+  bool prune_owed_ = false;                 // handled entries remain in the log
+  // Handled entries are deleted in batches, not after each poll (each delete is a write transaction
+  // on the merchant database): once kPruneBatch are owed, kPruneEvery after the last delete, or at
+  // the first poll that finds nothing new.
+  static constexpr std::int64_t kPruneBatch = 1000;
+  static constexpr auto kPruneEvery = std::chrono::minutes(1);
+  std::int64_t unpruned_ = 0;
+  timestamps::TimePoint next_prune_{};
   std::optional<timestamps::TimePoint> newest_change_;  // the latest updated_at read, for clock steps
   std::optional<timestamps::TimePoint> step_reported_;  // what the last clock step logged was older than
 
