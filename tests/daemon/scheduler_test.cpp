@@ -1,5 +1,6 @@
-// The scheduler's idle pulls: a pull whose runs find nothing new rests longer and longer, up to a
-// bound, and is back to its interval as soon as a push settles something or a run finds something.
+// The scheduler's idle jobs: a pull whose runs find nothing new rests longer and longer, up to a
+// bound (a push that settles nothing, twice its interval), and each is back to its interval as soon
+// as any run settles something.
 // The rests are read from the scheduler, not timed.
 #include "service/scheduler.hpp"
 
@@ -90,6 +91,18 @@ TEST_F(SchedulerTest, APushThatSettlesSomethingEndsTheQuietRests) {
   io.run_for(5s);  // stopped by the push's 3rd run
   ASSERT_EQ(pull.runs, 1);
   EXPECT_EQ(scheduler.rest_after_quiet_runs(pull), std::chrono::milliseconds(1h));
+}
+
+TEST_F(SchedulerTest, APushThatSettlesNothingRestsTwiceItsIntervalAtMost) {
+  std::vector<std::chrono::milliseconds> rests;
+  FakeJob* push = nullptr;
+  push = &add("push_orders", false, 1ms, 6, [&](int run) {
+    rests.push_back(scheduler.rest_after_quiet_runs(*push));
+    return JobRun{.settled = run == 4 ? 1 : 0};
+  });
+  scheduler.start();
+  io.run();
+  EXPECT_EQ(rests, (std::vector<std::chrono::milliseconds>{1ms, 2ms, 2ms, 2ms, 1ms, 2ms}));
 }
 
 TEST_F(SchedulerTest, APushThatSettlesNothingLeavesThemQuiet) {

@@ -86,7 +86,8 @@ asio::awaitable<void> Scheduler::rest(Slot& slot, std::chrono::milliseconds dura
 
 std::chrono::milliseconds Scheduler::quiet_rest(const Slot& slot) const {
   const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(slot.interval);
-  return interval * (1 << std::min(slot.quiet_runs, std::countr_zero(unsigned{kLongestQuietRest})));
+  const int longest = slot.job->pulls() ? kLongestQuietRest : kLongestQuietPushRest;
+  return interval * (1 << std::min(slot.quiet_runs, std::countr_zero(static_cast<unsigned>(longest))));
 }
 
 std::chrono::milliseconds Scheduler::rest_after_quiet_runs(const Job& job) const {
@@ -102,7 +103,7 @@ void Scheduler::end_quiet_rests() {
     slot.quiet_runs = 0;
     const auto end = slot.rest_began + slot.interval;
     if (slot.resting && end < slot.rest->expiry()) {
-      spdlog::debug("{}: something was pushed; its next run is one interval after its last", slot.job->name());
+      spdlog::debug("{}: something was settled; its next run is one interval after its last", slot.job->name());
       slot.rest->expires_at(end);  // cancels the wait, which waits again for the new end
     }
   }
@@ -154,8 +155,9 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
     const JobRun run = co_await run_once(slot);
     slot.running = false;
     if (stopping_) break;
-    slot.quiet_runs = run.quiet && run.ok ? slot.quiet_runs + 1 : 0;
-    if (!slot.job->pulls() && run.settled > 0) end_quiet_rests();
+    const bool quiet = slot.job->pulls() ? run.quiet : run.settled == 0 && !run.more;
+    slot.quiet_runs = quiet && run.ok ? slot.quiet_runs + 1 : 0;
+    if (run.settled > 0) end_quiet_rests();
     if (run.back_off > 0ms) {
       co_await rest(slot, run.back_off);
     } else if (!run.more && !(slot.woken && run.ok)) {

@@ -5,12 +5,15 @@
 // counts them so the service's graceful stop can wait. A job resting out its interval can be woken
 // to run now (the merchant database said its tables changed).
 //
-// Idle pulls: a pull whose run asked the provider and found nothing new (JobRun::quiet) rests twice
+// Idle jobs: a pull whose run asked the provider and found nothing new (JobRun::quiet) rests twice
 // as long after each such run, up to kLongestQuietRest times its interval (pull_shipments' 2m grows
-// to 16m, pull_returns' 5m to 40m), so a shop with nothing to do costs a few calls an hour. A run
-// that finds something, or a push that settles anything (an order created or cancelled, a return
-// created), brings every pull back to its interval at once: a rest already longer is cut to end one
-// interval after it began. Tracking is then read as often as configured while there is activity.
+// to 16m, pull_returns' 5m to 40m), so a shop with nothing to do costs a few calls an hour. Another
+// job whose run settled nothing rests at most kLongestQuietPushRest times its interval (a push's
+// 250ms becomes 500ms: idle polls cost half, and the first change after a quiet spell waits at most
+// one such rest). A run that settles anything (an order created or cancelled, a return created,
+// shipments written, tracking marked) brings every job back to its interval at once: a rest already
+// longer is cut to end one interval after it began. Tracking is then read as often as configured
+// while there is activity.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -63,8 +66,9 @@ class Scheduler {
   // a tight loop.
   void wake(std::span<const std::string_view> jobs);
 
-  // The most a quiet pull's rest grows, as a multiple of its interval.
+  // The most a quiet pull's rest grows, as a multiple of its interval; and any other job's.
   static constexpr int kLongestQuietRest = 8;
+  static constexpr int kLongestQuietPushRest = 2;
   // The rest after the job's last run, before jitter: its interval, or longer while its pulls are quiet.
   std::chrono::milliseconds rest_after_quiet_runs(const Job& job) const;
 
@@ -90,11 +94,11 @@ class Scheduler {
     bool running = false;  // a run is under way
     bool resting = false;  // waiting out the interval after a run that went well: wake() cuts it short
     bool woken = false;    // woken while running: run once more
-    int quiet_runs = 0;    // pull runs in a row that found nothing new
+    int quiet_runs = 0;    // runs in a row that found nothing new (pulls) or settled nothing (others)
     std::chrono::steady_clock::time_point rest_began{};
   };
   std::chrono::milliseconds quiet_rest(const Slot& slot) const;
-  // Something was pushed: every quiet pull back to its interval.
+  // Something was settled: every quiet job back to its interval.
   void end_quiet_rests();
   boost::asio::awaitable<void> loop(Slot& slot);
   // `error`: set to what the run threw, if it did.
