@@ -253,6 +253,7 @@ TEST_F(PostgresFailuresTest, WritesRefusedByAReadOnlyServerAreCountedAndWrittenO
   shop_exec("SET default_transaction_read_only = off");
   shop_exec("ALTER SYSTEM SET default_transaction_read_only = on");
   shop_exec("SELECT pg_reload_conf()");
+  std::this_thread::sleep_for(300ms);  // every session has taken the new setting
   add_orders(shop.get(), "READONLY", 5);
   ASSERT_TRUE(wait_for_sandbox_count("orders", 8, 20s)) << daemon->stderr_text();
   ASSERT_TRUE(wait_for_metric(R"(fulfillsync_merchant_database_errors_total{kind="read_only"})", 1, 10s))
