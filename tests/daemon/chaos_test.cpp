@@ -494,7 +494,8 @@ class ChaosTest : public SyncFixture {
       }
       merchant->exec(fmt::format(R"(DROP TABLE IF EXISTS "{}")", table));
       merchant->exec(fmt::format(R"(CREATE TABLE "{}" ({}))", table, fmt::join(columns, ", ")));
-      SQLite::Statement insert(*merchant, fmt::format(R"(INSERT INTO "{}" VALUES ({}))", table, fmt::join(marks, ", ")));
+      SQLite::Statement insert(*merchant,
+                               fmt::format(R"(INSERT INTO "{}" VALUES ({}))", table, fmt::join(marks, ", ")));
       for (int r = 0; r < PQntuples(rows.get()); ++r) {
         insert.reset();
         for (int c = 0; c < PQnfields(rows.get()); ++c) {

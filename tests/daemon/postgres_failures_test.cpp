@@ -34,7 +34,8 @@ class PostgresFailuresTest : public SyncFixture {
   static void exec(PGconn* connection, const std::string& sql) {
     std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection, sql.c_str()), &PQclear);
     const ExecStatusType status = PQresultStatus(result.get());
-    ASSERT_TRUE(status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) << sql << ": " << PQresultErrorMessage(result.get());
+    ASSERT_TRUE(status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+        << sql << ": " << PQresultErrorMessage(result.get());
   }
   void shop_exec(const std::string& sql) { exec(shop.get(), sql); }
 
@@ -60,7 +61,8 @@ class PostgresFailuresTest : public SyncFixture {
                    fmt::format("  driver: postgresql\n  postgresql:\n    connection: \"{}\"\n"
                                "    source_schema: shop\n    result_schema: fulfillsync\n{}{}",
                                postgres->connection_string(), postgresql_keys, merchant_keys));
-    for (const std::string job : {"push_orders: {interval: ", "push_cancels: {interval: ", "push_returns: {interval: "}) {
+    for (const std::string job :
+         {"push_orders: {interval: ", "push_cancels: {interval: ", "push_returns: {interval: "}) {
       config.replace(config.find(job + "50ms"), job.size() + 4, job + jobs_interval);
     }
     write_file(config_path, config);
@@ -121,7 +123,9 @@ class PostgresFailuresTest : public SyncFixture {
         PQexec(shop.get(), "SELECT reference_id, state FROM fulfillsync.fulfillsync_order_sync"), &PQclear);
     std::map<std::string, std::string> states;
     if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) return states;
-    for (int r = 0; r < PQntuples(result.get()); ++r) states[PQgetvalue(result.get(), r, 0)] = PQgetvalue(result.get(), r, 1);
+    for (int r = 0; r < PQntuples(result.get()); ++r) {
+      states[PQgetvalue(result.get(), r, 0)] = PQgetvalue(result.get(), r, 1);
+    }
     return states;
   }
   bool wait_for_results_created(std::size_t count, std::chrono::milliseconds limit) {
@@ -200,9 +204,10 @@ TEST_F(PostgresFailuresTest, AServerRestartIsCountedAndTheNextRunDeliversAtOnce)
 // until the brake is off; then the order waiting behind it arrives, once.
 TEST_F(PostgresFailuresTest, AStatementTimeoutIsCountedAndRetriedUntilItsCauseGoes) {
   create_source_tables();
-  std::string views = "CREATE SCHEMA slow; CREATE FUNCTION slow.brake() RETURNS boolean LANGUAGE sql VOLATILE AS "
-                      "$$ SELECT pg_sleep(coalesce(nullif(current_setting('fulfillsync.brake', true), ''), '0')::float8); "
-                      "SELECT true $$;";
+  std::string views =
+      "CREATE SCHEMA slow; CREATE FUNCTION slow.brake() RETURNS boolean LANGUAGE sql VOLATILE AS $$ "
+      "SELECT pg_sleep(coalesce(nullif(current_setting('fulfillsync.brake', true), ''), '0')::float8); "
+      "SELECT true $$;";
   for (const char* table : {"fulfillsync_orders", "fulfillsync_order_lines", "fulfillsync_returns",
                             "fulfillsync_return_lines", "fulfillsync_watched_inventory"}) {
     views += fmt::format("CREATE VIEW slow.{0} AS SELECT * FROM shop.{0} WHERE slow.brake();", table);

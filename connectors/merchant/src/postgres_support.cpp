@@ -168,7 +168,9 @@ void PostgresConnection::connect() {
   PQsetNoticeProcessor(
       connection_,
       [](void* self, const char* message) {
-        if (std::string_view(message).starts_with("FATAL")) static_cast<PostgresConnection*>(self)->farewell_ = one_line(message);
+        if (std::string_view(message).starts_with("FATAL")) {
+          static_cast<PostgresConnection*>(self)->farewell_ = one_line(message);
+        }
       },
       this);
   description_ = fmt::format("postgresql host={} port={} dbname={} user={}", PQhost(connection_), PQport(connection_),
@@ -287,7 +289,9 @@ void PostgresConnection::drop(std::string_view task, std::string_view why) {
 
 void PostgresConnection::run_script(std::string_view task, const std::string& sql) {
   if (!in_transaction_) open_if_lost(task);
-  if (connection_ == nullptr) fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  if (connection_ == nullptr) {
+    fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  }
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {

@@ -14,7 +14,8 @@ MerchantDatabaseMetrics::MerchantDatabaseMetrics(prometheus::Registry& registry)
                   .Register(registry)),
       reopens_(prometheus::BuildCounter()
                    .Name("fulfillsync_merchant_database_reopens_total")
-                   .Help("Times the connection to the merchant database was opened again after it was lost.")
+                   .Help("Times the connection to the merchant database was opened again after it was lost (or dropped "
+                         "after a write refused as read only, to reach a writable server).")
                    .Register(registry)
                    .Add({})),
       oldest_age_(prometheus::BuildGauge()
