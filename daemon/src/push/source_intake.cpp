@@ -269,6 +269,9 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
         return false;
       }
       counter_ = counter;
+      // Until this read goes through, the next poll reads again whatever the counter says: a read
+      // that failed (a statement timeout, a lost connection) must not wait for another commit.
+      sequence_pending_ = true;
     }
     const merchant::ChangedKeys changes = source_.changes_after(kind, sequence_, options_.feed.batch_size);
     if (changes.entries == 0 && held_.empty()) {
