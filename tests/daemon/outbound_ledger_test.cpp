@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/Database.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "fulfillsync/common/sqlite_migrations.hpp"
 #include "fulfillsync/schema/migrations.hpp"
@@ -191,6 +193,46 @@ TEST_F(OutboundLedgerTest, ResultsAreUnwrittenUntilMarkedAndABatchIsOneCommit) {
   EXPECT_TRUE(ledger.unwritten_results(kOrder, 10).empty());
   ledger.mark_created(kOrder, "A", 9, "Processing");
   EXPECT_EQ(ledger.unwritten_results(kOrder, 10).size(), 1u);
+}
+
+// Counts the statements a connection runs (SQLite's trace hook), to check how the work scales.
+class StatementCounter {
+ public:
+  explicit StatementCounter(SQLite::Database& db) : db_(db.getHandle()) {
+    sqlite3_trace_v2(db_, SQLITE_TRACE_STMT, &StatementCounter::on_statement, &count_);
+  }
+  ~StatementCounter() { sqlite3_trace_v2(db_, 0, nullptr, nullptr); }
+  int count() const { return count_; }
+
+ private:
+  static int on_statement(unsigned, void* count, void*, void*) {
+    ++*static_cast<int*>(count);
+    return 0;
+  }
+  sqlite3* db_;
+  int count_ = 0;
+};
+
+TEST_F(OutboundLedgerTest, HashesAreLookedUpAPageOfKeysAtATime) {
+  std::vector<std::string> keys;
+  {
+    auto batch = ledger.batch();
+    for (int i = 0; i < 250; ++i) {
+      keys.push_back(fmt::format("K-{:03}", i));
+      // Every tenth key is not in the ledger, and an order's hash is not its cancel's.
+      if (i % 10 != 0) ledger.offer(kOrder, keys.back(), fmt::format("h{}", i), "{}");
+    }
+    ledger.offer(LedgerKind::order_cancel, "K-000", "cancel", "");
+    batch.commit();
+  }
+  StatementCounter statements(store->database());
+  const auto found = ledger.hashes(kOrder, keys);
+  EXPECT_EQ(statements.count(), 3);  // 250 keys, 100 a statement: not 250 statements
+  ASSERT_EQ(found.size(), 225u);
+  EXPECT_FALSE(found.contains("K-000"));
+  EXPECT_EQ(found.at("K-001"), "h1");
+  EXPECT_EQ(found.at("K-249"), "h249");
+  EXPECT_TRUE(ledger.hashes(kOrder, {}).empty());
 }
 
 using OutboundLedgerDeathTest = OutboundLedgerTest;

@@ -112,6 +112,26 @@ TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
   EXPECT_THAT(keys(db->source().read_orders(wanted)), ElementsAre("A-1"));
 }
 
+TEST_F(MerchantDatabaseTest, AChangeTimeIsTheInstantWrittenOutWhateverFormTheRowHoldsItIn) {
+  // Texts already in the change time's own form are passed through unparsed when they parse; the
+  // rest, and forms that only look right (a day that does not exist, a year the clock saturates),
+  // are read as instants and written out, or kept as not a time.
+  const std::vector<std::string> texts = {
+      "2026-03-01T10:00:00.500Z", "2026-03-01T10:00:00.5Z",     "2026-03-01T10:00:00.000+01:00",
+      "2026-02-30T10:00:00.000Z", "9999-12-31T00:00:00.000Z",   "0001-01-01T00:00:00.000Z",
+      "2026-03-01T24:00:00.000Z", "2026-03-01T10:00:00.000z"};
+  for (std::size_t i = 0; i < texts.size(); ++i) add_order(fmt::format("T-{}", i), texts[i]);
+  auto db = open();
+  const auto rows = db->source().read_orders(ReadRange{});
+  ASSERT_EQ(rows.size(), texts.size());
+  for (const OrderRow& row : rows) {
+    const auto when = timestamps::parse_iso8601(row.updated_at);
+    const std::string expected =
+        when ? timestamps::format_iso8601_z(*when) : fmt::format("{}{}", kNotATime, row.updated_at);
+    EXPECT_EQ(row.change_time, expected) << row.updated_at;
+  }
+}
+
 TEST_F(MerchantDatabaseTest, CursorPagingOverEqualTimestampsLosesNothing) {
   std::vector<std::string> expected;
   for (int i = 0; i < 40; ++i) {

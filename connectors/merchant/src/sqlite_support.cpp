@@ -21,7 +21,8 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
       side_files_.emplace(path_);
       db_ = sqlite::open_read_only(path_);
     } else {
-      db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE);
+      // One thread uses the connection (see the class): no SQLite mutex around every call.
+      db_ = std::make_unique<SQLite::Database>(path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
     }
     // The merchant's application writes to the same file: wait for its locks rather than fail.
     db_->setBusyTimeout(static_cast<int>(config.sqlite.busy_timeout.count()));

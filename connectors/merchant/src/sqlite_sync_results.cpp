@@ -13,9 +13,12 @@ SyncResult read_result_row(SQLite::Statement& query, SourceKind kind) {
 
 void SqliteSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
   if (results.empty()) return;
+  // Prepared once per table and connection: writes come in small batches (each commit of marks
+  // announces a few sends), where preparing the statement again cost more than the rows.
+  std::unique_ptr<Upsert>& upsert = upserts_[kind == SourceKind::orders ? 0 : 1];
+  if (!upsert) upsert = std::make_unique<Upsert>(db(), connection_.result_table(kind), result_upsert_rules());
   connection_.in_write_transaction(fmt::format("writing {}", connection_.result_table(kind)), [&] {
-    Upsert upsert(db(), connection_.result_table(kind), result_upsert_rules());
-    for (const SyncResult& result : results) upsert.write(result_row(kind, result));
+    for (const SyncResult& result : results) upsert->write(result_row(kind, result));
   });
 }
 

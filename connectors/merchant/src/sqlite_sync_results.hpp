@@ -1,4 +1,7 @@
 #pragma once
+#include <array>
+#include <memory>
+
 #include "fulfillsync/merchant/sync_results.hpp"
 #include "sqlite_support.hpp"
 
@@ -21,6 +24,7 @@ class SqliteSyncResults final : public SyncResults {
   SQLite::Database& db() { return connection_.db(); }
 
   SqliteConnection& connection_;
+  std::array<std::unique_ptr<Upsert>, 2> upserts_;  // of the order and the return results, once used
 };
 
 }  // namespace fulfillsync::merchant

@@ -2,6 +2,8 @@
 
 #include "fulfillsync/common/invariant.hpp"
 
+#include <algorithm>
+
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
@@ -103,16 +105,21 @@ std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_vie
 
 std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKind kind,
                                                                        std::span<const std::string> source_keys) {
+  // A page of keys per statement, not one statement per key. One text for every page: the keys a
+  // short page lacks are bound NULL, which matches nothing.
+  static const std::string sql = [] {
+    std::string text = "SELECT source_key, content_hash FROM outbound_ledger WHERE kind = ?1 AND source_key IN (";
+    for (std::size_t i = 0; i < kKeysPerHashLookup; ++i) text += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 2);
+    return text + ")";
+  }();
   std::map<std::string, std::string, std::less<>> found;
-  SQLite::Statement& query =
-      store_.prepared("SELECT content_hash FROM outbound_ledger WHERE kind = ? AND source_key = ?");
-  for (const std::string& key : source_keys) {
-    query.reset();
+  for (std::size_t first = 0; first < source_keys.size(); first += kKeysPerHashLookup) {
+    SQLite::Statement& query = store_.prepared(sql);
     query.bind(1, std::string(to_string(kind)));
-    query.bind(2, key);
-    if (query.executeStep()) found.emplace(key, query.getColumn(0).getString());
+    const std::size_t count = std::min(kKeysPerHashLookup, source_keys.size() - first);
+    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 2), source_keys[first + i]);
+    while (query.executeStep()) found.emplace(query.getColumn(0).getString(), query.getColumn(1).getString());
   }
-  query.reset();
   return found;
 }
 
@@ -169,15 +176,22 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
                                 LedgerState to, std::optional<std::int64_t> remote_id,
                                 std::optional<std::string_view> remote_status, std::optional<std::string_view> error,
                                 std::optional<std::string_view> remote_created_at) {
-  std::string allowed;
-  for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
-  SQLite::Statement& update = store_.prepared(
-      fmt::format("UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
-                  "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
-                  "remote_created_at = coalesce(?, remote_created_at), updated_at = {0}, "
-                  "sent_at = CASE WHEN ?1 = 'in_flight' THEN {0} ELSE sent_at END "
-                  "WHERE kind = ? AND source_key = ? AND state IN ({1})",
-                  kSqlNow, allowed));
+  // The statement's text depends only on `from`: built once per set of states, not per call.
+  unsigned from_set = 0;
+  for (const LedgerState state : from) from_set |= 1u << static_cast<unsigned>(state);
+  std::string& sql = transition_sql_[from_set];
+  if (sql.empty()) {
+    std::string allowed;
+    for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
+    sql = fmt::format(
+        "UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
+        "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
+        "remote_created_at = coalesce(?, remote_created_at), updated_at = {0}, "
+        "sent_at = CASE WHEN ?1 = 'in_flight' THEN {0} ELSE sent_at END "
+        "WHERE kind = ? AND source_key = ? AND state IN ({1})",
+        kSqlNow, allowed);
+  }
+  SQLite::Statement& update = store_.prepared(sql);
   update.bind(1, std::string(to_string(to)));
   update.bind(2, to == LedgerState::in_flight ? 1 : 0);
   if (remote_id) update.bind(3, *remote_id);

@@ -109,7 +109,9 @@ class OutboundLedger {
   int recover_interrupted();
 
   std::optional<LedgerEntry> find(LedgerKind kind, std::string_view source_key);
-  // The ledger's content hash of each of `source_keys` it has an entry for.
+  // The ledger's content hash of each of `source_keys` it has an entry for, one statement per
+  // kKeysPerHashLookup keys.
+  static constexpr std::size_t kKeysPerHashLookup = 100;
   std::map<std::string, std::string, std::less<>> hashes(LedgerKind kind, std::span<const std::string> source_keys);
 
   // Records that the source row `source_key` is at version `content_hash`, whose request body is `body`.
@@ -203,6 +205,7 @@ class OutboundLedger {
            std::optional<std::int64_t> remote_id, std::string_view remote_status, std::string_view error,
            std::string_view remote_created_at, std::string_view note);
   CheckpointStore& store_;
+  std::unordered_map<unsigned, std::string> transition_sql_;  // by the set of states it moves from
 };
 
 }  // namespace fulfillsync::daemon
