@@ -80,24 +80,27 @@ class PostgresWorld {
   Sandbox& sandbox() { return *sandbox_; }
   const fs::path& dir() const { return dir_.path(); }
 
-  // `count` orders PREFIX0000001.. with one or two lines each (the products of bench_support), in one
-  // transaction with the triggers off (a million rows in seconds, not minutes): every row has the
-  // seeding transaction's id as its change_xid, and updated_at its time.
-  void seed_orders(std::string_view prefix, long count) {
-    shop_->exec(fmt::format(
+  // `count` orders PREFIX<first>.. (seven digits) with one or two lines each (the products of
+  // bench_support), in one transaction with the triggers off (a million rows in seconds, not minutes):
+  // every row has the seeding transaction's id as its change_xid, and updated_at its time. `shop`: the
+  // connection to write with (another thread's), else the world's.
+  void seed_orders(std::string_view prefix, long count, long first = 1, PgClient* shop = nullptr) {
+    (shop != nullptr ? *shop : *shop_).exec(fmt::format(
         "BEGIN; SET LOCAL session_replication_role = replica; SET LOCAL search_path = shop;"
         "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
         "recipient_email, address1, city, state, zip_code, country) "
         "SELECT '{0}' || lpad(n::text, 7, '0'), '#' || n, CASE WHEN n % 3 = 0 THEN 'Express' ELSE 'Standard' END, "
         "'DTC', 'Customer ' || n, 'customer' || n || '@example.com', n || ' Main Street', 'Austin', 'TX', "
-        "lpad((10000 + n % 90000)::text, 5, '0'), 'US' FROM generate_series(1, {1}) AS n;"
+        "lpad((10000 + n % 90000)::text, 5, '0'), 'US' FROM generate_series({8}, {8} + {1} - 1) AS n;"
         "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, product_name, "
         "quantity) SELECT '{0}' || lpad(n::text, 7, '0'), line, (ARRAY['{2}', '{3}', '{4}'])[1 + (n + line) % 3], "
         "(ARRAY['{5}', '{6}', '{7}'])[1 + (n + line) % 3], 1 + (n + line) % 3 "
-        "FROM generate_series(1, {1}) AS n, generate_series(1, 2) AS line WHERE line <= 1 + n % 2;"
-        "COMMIT; ANALYZE shop.fulfillsync_orders; ANALYZE shop.fulfillsync_order_lines;",
+        "FROM generate_series({8}, {8} + {1} - 1) AS n, generate_series(1, 2) AS line WHERE line <= 1 + n % 2;"
+        "COMMIT;{9}",
         prefix, count, kProducts[0].first, kProducts[1].first, kProducts[2].first, kProducts[0].second,
-        kProducts[1].second, kProducts[2].second));
+        kProducts[1].second, kProducts[2].second, first,
+        // Before the daemon's first start: its plans see the table as it is (autovacuum does it later).
+        shop == nullptr ? " ANALYZE shop.fulfillsync_orders; ANALYZE shop.fulfillsync_order_lines;" : ""));
   }
 
   // `fulfillsyncd COMMAND`, its output in daemon.out and daemon.err.

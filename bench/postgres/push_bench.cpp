@@ -3,7 +3,10 @@
 //   1. throughput of `fulfillsyncd once` over 20,000 seeded orders (target 3,000 orders/s or more),
 //      with the daemon's CPU per order, as push_bench does for SQLite;
 //   2. the daemon's resident memory while `run` pushes 1,000,000 source rows (target 64 MiB or less,
-//      flat), then the cost of an idle poll once they are all synced;
+//      flat; the pulls off), then the cost of an idle poll once they are all synced. The daemon starts on empty
+//      tables and the shop writes the rows meanwhile, 10,000 a transaction, so that they are read by
+//      the change order (transaction ids), as a shop's orders are once the daemon runs; rows there
+//      before the first start are read once by updated_at, which scenario 1 measures;
 //   3. the cost of an idle poll with 1,000 rows synced: `run` with nothing to do, for a while.
 // An idle poll's cost: the statements the daemon sends and the rows they return (the server's
 // pg_stat_statements), the daemon's CPU and its server backends' CPU, per poll of push_orders (one
@@ -44,6 +47,12 @@ struct Options {
 
 // As push_bench: push_orders with a larger batch and more concurrency than the defaults.
 constexpr const char* kTunedJobs = "    push_orders: {batch_size: 500, concurrency: 8}\n";
+// The same with the pulls off: on this clock the orders ship 5 minutes after they are created, and a
+// run of several minutes would then pull (and write to the merchant database) as many shipments as
+// it creates orders, which is not what the memory figure is about.
+constexpr const char* kTunedPushOnly =
+    "    push_orders: {batch_size: 500, concurrency: 8}\n    pull_shipments: {enabled: false}\n"
+    "    mark_tracking: {mode: never}\n    pull_returns: {enabled: false}\n    pull_lots: {enabled: false}\n";
 
 void seed_timed(PostgresWorld& world, std::string_view prefix, long count) {
   const auto start = Clock::now();
@@ -149,8 +158,18 @@ Samples wait_created(PostgresWorld& world, ChildProcess& daemon, const Stats& be
 
 // `run` with nothing to do for `seconds`: what its polls cost, from the server's statistics.
 void measure_idle(PostgresWorld& world, ChildProcess& daemon, long rows, long seconds, Report& report) {
-  std::this_thread::sleep_for(3s);  // the last writes of the push are over
   PgClient stats(world.server().connection_string());
+  // Idle once a 5-second window reads no source row: after a large backlog the daemon reads the
+  // change order once more (what committed during its first read), and the last writes end.
+  const auto settling = Clock::now();
+  for (;;) {
+    stats.exec("SELECT public.pg_stat_statements_reset()");
+    std::this_thread::sleep_for(5s);
+    const auto read = stats.exec("SELECT coalesce(sum(rows), 0) FROM public.pg_stat_statements WHERE query LIKE "
+                                 "'%\"shop\".%' AND query NOT LIKE '%pg_stat_statements%'");
+    if (std::atol(PQgetvalue(read.get(), 0, 0)) == 0 || seconds_since(settling) > 600) break;
+  }
+  fmt::print("settled {:.0f} s after the last create\n", seconds_since(settling));
   const auto backend_pids = [&] {
     std::vector<pid_t> pids;
     const auto result = stats.exec(
@@ -199,11 +218,30 @@ void run_memory(const Options& options, Report& report) {
   const long rows = options.memory_rows;
   fmt::print("\n== 2. daemon memory on PostgreSQL: `fulfillsyncd run` over {} source rows (cap {} s), then idle ==\n",
              rows, options.memory_cap_seconds);
-  PostgresWorld world(options.bin_dir, kTunedJobs, true);
-  seed_timed(world, "MEM-", rows);
+  PostgresWorld world(options.bin_dir, kTunedPushOnly, true);
   const Stats before = read_stats(world.sandbox());
   const auto daemon = world.start_daemon("run");
-  const Samples samples = wait_created(world, *daemon, before, rows, options.memory_cap_seconds, true);
+  if (!daemon->wait_for_stderr("listening for changes on channel", 30s)) {
+    throw world.failure("fulfillsyncd did not listen for changes");
+  }
+  constexpr long kPerTransaction = 10'000;
+  std::thread shop([&] {
+    PgClient connection(world.server().connection_string());
+    const auto start = Clock::now();
+    for (long first = 1; first <= rows; first += kPerTransaction) {
+      world.seed_orders("MEM-", std::min(kPerTransaction, rows - first + 1), first, &connection);
+    }
+    fmt::print("  the shop wrote {} orders, {} a transaction, in {:.1f} s\n", rows, kPerTransaction,
+               seconds_since(start));
+  });
+  Samples samples;
+  try {
+    samples = wait_created(world, *daemon, before, rows, options.memory_cap_seconds, true);
+  } catch (...) {
+    shop.join();
+    throw;
+  }
+  shop.join();
   const double hwm = static_cast<double>(status_kib(daemon->pid(), "VmHWM")) / kKiBPerMiB;
   if (samples.rss.empty()) throw world.failure("no memory samples");
   double first_half = 0, second_half = 0;
