@@ -6,7 +6,7 @@
 //   FULFILLSYNC_CHAOS_SEED=N     the seed of the run's choices (printed at the start and with every
 //                                failure); timing still varies between runs of one seed
 //   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120, 60 under a sanitizer, 60 for the
-//                                second mode; the README shows a longer run)
+//                                second mode, 60 (40) for the PostgreSQL mode; the README shows a longer run)
 //   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) and the
 //                                daemons' logs (fulfillsyncd.log, at debug level) are copied there
 //
@@ -14,6 +14,13 @@
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
 // operator restoring a backup would: the promises are the same, and no create is refused as a
 // duplicate (the older store looks up what the result tables say may have been sent).
+//
+// A third mode (PostgresServerRestartedMidRun) keeps the merchant database in a PostgreSQL 15 server
+// the test starts (testing::PostgresServer): the merchant application writes through a libpq
+// connection, and the server itself is restarted a few times while the daemon runs, besides the kills
+// and faults. The end checks read the result tables as copied into the SQLite file the checks know.
+#include <libpq-fe.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -21,8 +28,11 @@
 #include <mutex>
 #include <random>
 
+#include <fmt/ranges.h>
+
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
+#include "fulfillsync/testing/postgres.hpp"
 #include "sync_fixture.hpp"
 
 namespace fulfillsync::testing {
@@ -66,6 +76,13 @@ constexpr std::chrono::seconds kDefaultDuration{120};
 // The mode restoring older copies of the store: enough kills for a dozen restores, and both modes
 // together within the suite's time.
 constexpr std::chrono::seconds kRestoringDuration{60};
+// The PostgreSQL mode: about a minute (less under a sanitizer), with the server restarted this often.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr std::chrono::seconds kPostgresDuration{40};
+#else
+constexpr std::chrono::seconds kPostgresDuration{60};
+#endif
+constexpr int kPostgresRestarts = 3;
 
 ChaosOptions chaos_options(std::chrono::seconds default_duration) {
   ChaosOptions options{std::random_device{}(), default_duration};
@@ -88,14 +105,86 @@ struct MerchantHistory {
   std::vector<std::string> errors;              // statements that failed (a lock held too long)
 };
 
+// The shop's database as its application writes it, SQLite or PostgreSQL: the same rows either way
+// (insert_order and insert_return of sync_fixture.hpp). A failed statement throws.
+class ShopDatabase {
+ public:
+  virtual ~ShopDatabase() = default;
+  virtual void exec(const std::string& sql) = 0;
+  virtual void add_order(const std::string& reference, int n) = 0;
+  virtual void add_return(const std::string& reference, int n) = 0;
+  // After the server restarted (PostgreSQL): a new connection.
+  virtual void reconnect() {}
+};
+
+class SqliteShop final : public ShopDatabase {
+ public:
+  explicit SqliteShop(const std::filesystem::path& database) : db_(database.string(), SQLite::OPEN_READWRITE) {
+    db_.setBusyTimeout(5000);
+  }
+  void exec(const std::string& sql) override { db_.exec(sql); }
+  void add_order(const std::string& reference, int n) override { insert_order(db_, reference, n); }
+  void add_return(const std::string& reference, int n) override { insert_return(db_, reference, n); }
+
+ private:
+  SQLite::Database db_;
+};
+
+class PostgresShop final : public ShopDatabase {
+ public:
+  explicit PostgresShop(std::string conninfo) : conninfo_(std::move(conninfo)) { reconnect(); }
+
+  void reconnect() override {
+    connection_.reset(PQconnectdb(conninfo_.c_str()));
+    if (PQstatus(connection_.get()) != CONNECTION_OK) {
+      throw std::runtime_error(fmt::format("cannot connect: {}", PQerrorMessage(connection_.get())));
+    }
+    exec("SET search_path = shop");
+  }
+
+  void exec(const std::string& sql) override {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection_.get(), sql.c_str()), &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      throw std::runtime_error(fmt::format("{}: {}", sql.substr(0, 60), PQresultErrorMessage(result.get())));
+    }
+  }
+
+  void add_order(const std::string& reference, int n) override {
+    std::string sql = fmt::format(
+        "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
+        "recipient_email, address1, city, state, zip_code, country) VALUES ('{0}', '#{1}', '{2}', 'DTC', "
+        "'Customer {1}', 'customer{1}@example.com', '{1} Main Street', 'Austin', 'TX', '{3:05}', 'US');",
+        reference, n, n % 3 == 0 ? "Express" : "Standard", 10000 + n);
+    for (int line = 1; line <= 1 + n % 2; ++line) {
+      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
+      sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
+                         "product_reference_id, product_name, quantity) VALUES ('{}', {}, '{}', '{}', {});",
+                         reference, line, product, name, 1 + (n + line) % 3);
+    }
+    exec(sql);
+  }
+
+  void add_return(const std::string& reference, int n) override {
+    exec(fmt::format("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, fulfillment_center_name, "
+                     "tracking_number) VALUES ('{0}', 8, 'Cicero (IL)', '1Z{1:010}');"
+                     "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, quantity, "
+                     "requested_action) VALUES ('{0}', 1, 7002, {2}, 'Restock');",
+                     reference, n, 1 + n % 2));
+  }
+
+ private:
+  std::string conninfo_;
+  std::unique_ptr<PGconn, decltype(&PQfinish)> connection_{nullptr, &PQfinish};
+};
+
 // The shop application on its own connection: every few tens of milliseconds it writes a few orders
 // (now and then one invalid, or cancelled as it is written), edits and cancels earlier ones and writes
 // returns, each in a short transaction, until stopped.
 class MerchantApplication {
  public:
-  MerchantApplication(const std::filesystem::path& database, std::uint64_t seed)
-      : db_(database.string(), SQLite::OPEN_READWRITE), random_(seed) {
-    db_.setBusyTimeout(5000);
+  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed)
+      : db_(std::move(database)), random_(seed) {
     thread_ = std::thread([this] { run(); });
   }
   ~MerchantApplication() { stop(); }
@@ -108,12 +197,22 @@ class MerchantApplication {
   // Read after stop().
   const MerchantHistory& history() const { return history_; }
 
+  // Runs `outage` (a restart of the database server) between two of the application's transactions,
+  // then connects again: a shop's writes wait for its database, and none is left half known.
+  template <typename Outage>
+  void while_paused(Outage outage) {
+    std::lock_guard lock(writing_);
+    outage();
+    db_->reconnect();
+  }
+
  private:
   void run() {
     while (!stopping_) {
       try {
+        std::lock_guard lock(writing_);
         step();
-      } catch (const SQLite::Exception& error) {
+      } catch (const std::exception& error) {
         history_.errors.push_back(error.what());
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20 + random_() % 130));
@@ -137,62 +236,76 @@ class MerchantApplication {
 
   void step() {
     const int count = 1 + static_cast<int>(random_() % 6);
-    SQLite::Transaction transaction(db_);
-    std::vector<std::pair<std::string, std::string>> invalid;
-    std::vector<std::string> cancelled;
-    std::vector<std::string> written;
-    for (int i = 0; i < count; ++i) {
-      const int n = ++orders_written_;
-      const std::string reference = fmt::format("CHAOS-{:06}", n);
-      insert_order(db_, reference, n);
-      written.push_back(reference);
-      if (chance(0.01)) {
-        db_.exec(fmt::format("UPDATE fulfillsync_order_lines SET quantity = 0 WHERE order_reference_id = '{}'",
-                             reference));
-        invalid.emplace_back(reference, "quantity must be at least 1, found 0");
-      } else if (chance(0.01)) {
-        db_.exec(fmt::format("UPDATE fulfillsync_orders SET location_id = 999 WHERE reference_id = '{}'", reference));
-        invalid.emplace_back(reference, "Fulfillment center 999 does not exist");
-      } else if (chance(0.03)) {
-        db_.exec(
-            fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'", reference));
-        cancelled.push_back(reference);
-      }
+    db_->exec("BEGIN");
+    try {
+      write_orders(count);
+    } catch (...) {
+      db_->exec("ROLLBACK");
+      throw;
     }
-    transaction.commit();
+    db_->exec("COMMIT");
     // Recorded once committed: a failed transaction wrote nothing.
-    history_.orders.insert(history_.orders.end(), written.begin(), written.end());
-    history_.invalid.insert(invalid.begin(), invalid.end());
-    history_.cancelled_at_birth.insert(cancelled.begin(), cancelled.end());
+    history_.orders.insert(history_.orders.end(), written_.begin(), written_.end());
+    history_.invalid.insert(invalid_.begin(), invalid_.end());
+    history_.cancelled_at_birth.insert(cancelled_.begin(), cancelled_.end());
 
     if (chance(0.3)) {
       if (const auto reference = live_order()) {
         const int n = std::stoi(reference->substr(reference->find('-') + 1));
-        db_.exec(fmt::format("UPDATE fulfillsync_orders SET recipient_name = 'Customer {} (edited)' "
-                             "WHERE reference_id = '{}'", n, *reference));
+        db_->exec(fmt::format("UPDATE fulfillsync_orders SET recipient_name = 'Customer {} (edited)' "
+                              "WHERE reference_id = '{}'", n, *reference));
         history_.edited.insert(*reference);
         history_.edited_at.emplace(*reference, std::chrono::system_clock::now());
       }
     }
     if (chance(0.15)) {
       if (const auto reference = live_order()) {
-        db_.exec(fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'",
-                             *reference));
+        db_->exec(fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'",
+                              *reference));
         history_.cancelled_later.insert(*reference);
       }
     }
     if (chance(0.15)) {
       const int n = static_cast<int>(history_.returns.size()) + 1;
       const std::string reference = fmt::format("CHAOS-RMA-{:05}", n);
-      insert_return(db_, reference, n);
+      db_->add_return(reference, n);
       history_.returns.push_back(reference);
     }
   }
 
-  SQLite::Database db_;
+  // The orders of one transaction, noted in written_, invalid_ and cancelled_ until it commits.
+  void write_orders(int count) {
+    written_.clear();
+    invalid_.clear();
+    cancelled_.clear();
+    for (int i = 0; i < count; ++i) {
+      const int n = ++orders_written_;
+      const std::string reference = fmt::format("CHAOS-{:06}", n);
+      db_->add_order(reference, n);
+      written_.push_back(reference);
+      if (chance(0.01)) {
+        db_->exec(fmt::format("UPDATE fulfillsync_order_lines SET quantity = 0 WHERE order_reference_id = '{}'",
+                              reference));
+        invalid_.emplace_back(reference, "quantity must be at least 1, found 0");
+      } else if (chance(0.01)) {
+        db_->exec(fmt::format("UPDATE fulfillsync_orders SET location_id = 999 WHERE reference_id = '{}'", reference));
+        invalid_.emplace_back(reference, "Fulfillment center 999 does not exist");
+      } else if (chance(0.03)) {
+        db_->exec(
+            fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = '{}'", reference));
+        cancelled_.push_back(reference);
+      }
+    }
+  }
+
+  std::unique_ptr<ShopDatabase> db_;
   std::mt19937_64 random_;
   std::atomic<bool> stopping_{false};
+  std::mutex writing_;  // held by a step, and by an outage
   MerchantHistory history_;
+  std::vector<std::string> written_;
+  std::vector<std::pair<std::string, std::string>> invalid_;
+  std::vector<std::string> cancelled_;
   int orders_written_ = 0;
   std::thread thread_;
 };
@@ -341,17 +454,88 @@ class ChaosTest : public SyncFixture {
     }
   }
 
-  void run_chaos(bool restore_older_stores);
+  // PostgreSQL mode: the server, with the reference source tables and their change order in schema
+  // `shop`, and the configuration pointing at it.
+  void start_postgres() {
+    postgres = std::make_unique<PostgresServer>();
+    PostgresShop setup(postgres->connection_string());
+    setup.exec(fmt::format("CREATE SCHEMA shop; SET search_path = shop; {} {}",
+                           read_file(source_path("schema/merchant/postgresql/source_tables.sql")),
+                           read_file(source_path("schema/merchant/postgresql/change_order/0001_change_xid.sql"))));
+    std::string config = read_file(config_path);
+    const std::string sqlite = fmt::format("  sqlite:\n    path: {}\n", (dir / "merchant.db").string());
+    config.replace(config.find(sqlite), sqlite.size(),
+                   fmt::format("  driver: postgresql\n  postgresql:\n    connection: \"{}\"\n"
+                               "    source_schema: shop\n    result_schema: fulfillsync\n",
+                               postgres->connection_string()));
+    write_file(config_path, config);
+  }
+
+  // PostgreSQL mode: the result tables as the daemon wrote them, copied (as text, NULL kept) into the
+  // SQLite file that the fixture's checks read (result_column, merchant_shipments). Nothing else.
+  void copy_result_tables() {
+    if (!postgres) return;
+    std::unique_ptr<PGconn, decltype(&PQfinish)> pg(PQconnectdb(postgres->connection_string().c_str()), &PQfinish);
+    ASSERT_EQ(PQstatus(pg.get()), CONNECTION_OK) << PQerrorMessage(pg.get());
+    const auto query = [&](const std::string& sql) {
+      std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(pg.get(), sql.c_str()), &PQclear);
+      EXPECT_EQ(PQresultStatus(result.get()), PGRES_TUPLES_OK) << sql << ": " << PQresultErrorMessage(result.get());
+      return result;
+    };
+    const auto tables = query("SELECT tablename FROM pg_tables WHERE schemaname = 'fulfillsync'");
+    SQLite::Transaction transaction(*merchant);
+    for (int t = 0; t < PQntuples(tables.get()); ++t) {
+      const std::string table = PQgetvalue(tables.get(), t, 0);
+      const auto rows = query(fmt::format(R"(SELECT * FROM fulfillsync."{}")", table));
+      std::vector<std::string> columns, marks;
+      for (int c = 0; c < PQnfields(rows.get()); ++c) {
+        columns.push_back(fmt::format(R"("{}")", PQfname(rows.get(), c)));
+        marks.push_back("?");
+      }
+      merchant->exec(fmt::format(R"(DROP TABLE IF EXISTS "{}")", table));
+      merchant->exec(fmt::format(R"(CREATE TABLE "{}" ({}))", table, fmt::join(columns, ", ")));
+      SQLite::Statement insert(*merchant,
+                               fmt::format(R"(INSERT INTO "{}" VALUES ({}))", table, fmt::join(marks, ", ")));
+      for (int r = 0; r < PQntuples(rows.get()); ++r) {
+        insert.reset();
+        for (int c = 0; c < PQnfields(rows.get()); ++c) {
+          if (PQgetisnull(rows.get(), r, c)) {
+            insert.bind(c + 1);
+          } else {
+            insert.bind(c + 1, std::string(PQgetvalue(rows.get(), r, c)));
+          }
+        }
+        insert.exec();
+      }
+    }
+    transaction.commit();
+  }
+
+  enum class Mode {
+    plain,
+    restore_older_stores,  // older copies of the checkpoint store put back between kills
+    postgresql,            // the merchant database in PostgreSQL, its server restarted mid-run
+  };
+  void run_chaos(Mode mode);
 
   std::map<std::string, long> totals_;
+  std::unique_ptr<PostgresServer> postgres;
 };
 
-TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(false); }
+TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(Mode::plain); }
 
-TEST_F(ChaosTest, OlderStoreCopiesRestoredBetweenKills) { run_chaos(true); }
+TEST_F(ChaosTest, OlderStoreCopiesRestoredBetweenKills) { run_chaos(Mode::restore_older_stores); }
 
-void ChaosTest::run_chaos(bool restore_older_stores) {
-  const ChaosOptions options = chaos_options(restore_older_stores ? kRestoringDuration : kDefaultDuration);
+TEST_F(ChaosTest, PostgresServerRestartedMidRun) {
+  if (auto why = PostgresServer::unavailable()) GTEST_SKIP() << *why;
+  run_chaos(Mode::postgresql);
+}
+
+void ChaosTest::run_chaos(Mode mode) {
+  const bool restore_older_stores = mode == Mode::restore_older_stores;
+  const ChaosOptions options = chaos_options(mode == Mode::plain                  ? kDefaultDuration
+                                             : mode == Mode::restore_older_stores ? kRestoringDuration
+                                                                                  : kPostgresDuration);
   const std::string replay = fmt::format("chaos seed {} (FULFILLSYNC_CHAOS_SEED={} replays its choices)", options.seed,
                                          options.seed);
   std::cout << replay << ", " << options.duration.count() << " s\n";
@@ -367,18 +551,31 @@ void ChaosTest::run_chaos(bool restore_older_stores) {
   write_config(keep ? "logging:\n  level: debug\n" : "", kJobs,
                fmt::format("  look_back: {}s\n", kLookBack.count()));
 
-  MerchantApplication shop(dir / "merchant.db", options.seed + 1);
+  std::unique_ptr<ShopDatabase> shop_database;
+  if (mode == Mode::postgresql) {
+    start_postgres();
+    shop_database = std::make_unique<PostgresShop>(postgres->connection_string());
+  } else {
+    shop_database = std::make_unique<SqliteShop>(dir / "merchant.db");
+  }
+  MerchantApplication shop(std::move(shop_database), options.seed + 1);
   CheckpointWatch checkpoints(dir / "checkpoint.db");
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + options.duration;
-  std::vector<std::chrono::steady_clock::time_point> sandbox_kills;
-  for (int i = 0; i < kSandboxRestarts; ++i) {
-    sandbox_kills.push_back(start + std::chrono::milliseconds(static_cast<long>(
-                                        uniform(0.1, 0.9) * std::chrono::milliseconds(options.duration).count())));
-  }
-  std::sort(sandbox_kills.begin(), sandbox_kills.end());
+  // Moments spread over the run, for `count` restarts.
+  const auto moments = [&](int count) {
+    std::vector<std::chrono::steady_clock::time_point> at;
+    for (int i = 0; i < count; ++i) {
+      at.push_back(start + std::chrono::milliseconds(static_cast<long>(
+                               uniform(0.1, 0.9) * std::chrono::milliseconds(options.duration).count())));
+    }
+    std::sort(at.begin(), at.end());
+    return at;
+  };
+  const auto sandbox_kills = moments(kSandboxRestarts);
+  const auto postgres_restart_at = moments(mode == Mode::postgresql ? kPostgresRestarts : 0);
 
-  int daemon_kills = 0, failpoint_deaths = 0, sandbox_restarts = 0, clock_jumps = 0;
+  int daemon_kills = 0, failpoint_deaths = 0, sandbox_restarts = 0, clock_jumps = 0, postgres_restarts = 0;
   StoreCopies copies{.enabled = restore_older_stores};
   while (std::chrono::steady_clock::now() < deadline && !HasFatalFailure()) {
     std::string failpoint;
@@ -392,6 +589,13 @@ void ChaosTest::run_chaos(bool restore_older_stores) {
       if (sandbox_restarts < kSandboxRestarts && std::chrono::steady_clock::now() >= sandbox_kills[sandbox_restarts]) {
         ++sandbox_restarts;
         restart_sandbox(sandbox_args(true, options.seed + sandbox_restarts, "60"));
+      }
+      if (postgres_restarts < static_cast<int>(postgres_restart_at.size()) &&
+          std::chrono::steady_clock::now() >= postgres_restart_at[postgres_restarts]) {
+        // The daemon runs on: its connections are closed under it, and it opens them again.
+        ++postgres_restarts;
+        shop.while_paused([&] { postgres->restart(); });
+        std::ofstream(dir / "fulfillsyncd.log", std::ios::app) << "===== the PostgreSQL server restarted\n";
       }
       if (uniform(0, 1) < 0.01) {
         // Hours pass: shipments go in transit and are delivered, returns arrive and are processed.
@@ -411,6 +615,7 @@ void ChaosTest::run_chaos(bool restore_older_stores) {
     keep_daemon_log(*running, daemon_kills, failpoint);
     ++daemon_kills;
     // The daemon is down: what the provider shows marked must be in the merchant database already.
+    copy_result_tables();
     expect_no_mark_without_merchant_tracking();
     checkpoints.sample();
     const int restored = copies.restored;
@@ -430,6 +635,7 @@ void ChaosTest::run_chaos(bool restore_older_stores) {
   ASSERT_EQ(settled.exit_status, expected_exit) << settled.stdout_text << settled.stderr_text;
   checkpoints.sample();
   remember_stats();
+  copy_result_tables();
 
   std::cout << fmt::format("chaos: {} orders ({} invalid, {} cancelled as written, {} cancelled later, {} edited), "
                            "{} returns; fulfillsyncd killed {} times ({} at a failpoint), sandbox restarted {} times, "
@@ -448,6 +654,10 @@ void ChaosTest::run_chaos(bool restore_older_stores) {
     EXPECT_EQ(totals_["duplicates_refused"], 0) << "creates refused as duplicates after a restore";
   }
   EXPECT_EQ(sandbox_restarts, kSandboxRestarts) << "the run was too short for every sandbox restart";
+  if (mode == Mode::postgresql) {
+    std::cout << fmt::format("chaos: the PostgreSQL server restarted {} times\n", postgres_restarts);
+    EXPECT_EQ(postgres_restarts, kPostgresRestarts) << "the run was too short for every server restart";
+  }
   EXPECT_GT(daemon_kills, 10);
 
   // Orders: each eligible one exists once at the provider as the merchant last wrote it before it

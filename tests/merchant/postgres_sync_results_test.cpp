@@ -149,6 +149,74 @@ TEST_F(PostgresSyncResultsTest, AConnectionLostInsideABatchWritesNothingAndTheNe
   EXPECT_NE(connection->run("test", "SELECT pg_backend_pid()::text").text(0, 0), pid);
 }
 
+// What the connection tells its observer (fulfillsync_merchant_database_errors_total, ..._reopens_total).
+struct CountingObserver final : DatabaseFailureObserver {
+  void failed(DatabaseFailure failure) override { ++failures[failure]; }
+  void reopened() override { ++reopens; }
+  std::map<DatabaseFailure, int> failures;
+  int reopens = 0;
+};
+
+// A connection the server ended between two transactions (a restart, pg_terminate_backend) is found
+// before the next statement and opened again; a read that loses it midway runs once more on a new
+// one. Each loss is counted, and neither reaches the caller.
+TEST_F(PostgresSyncResultsTest, ALostConnectionIsOpenedAgainAndAReadRunsOnceMore) {
+  CountingObserver observer;
+  connection->observe_failures(observer);
+  const auto backend = [&] { return connection->run("test", "SELECT pg_backend_pid()::text").text(0, 0); };
+  const std::string first = backend();
+  app->exec(fmt::format("SELECT pg_terminate_backend({}, 5000)", first));
+  const std::string second = backend();
+  EXPECT_NE(second, first);
+  EXPECT_EQ(observer.failures[DatabaseFailure::connection_lost], 1);
+  EXPECT_EQ(observer.reopens, 1);
+
+  int attempts = 0;
+  const std::int64_t counted =
+      connection->in_transaction("test", PostgresConnection::Transaction::read_snapshot, [&] {
+        if (++attempts == 1) app->exec(fmt::format("SELECT pg_terminate_backend({}, 5000)", backend()));
+        return connection->run("test", "SELECT count(*) FROM pg_class").integer(0, 0);
+      });
+  EXPECT_GT(counted, 0);
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(observer.failures[DatabaseFailure::connection_lost], 2);
+  EXPECT_EQ(observer.reopens, 2);
+}
+
+// A server that refuses writes as read only (a replica, a server in recovery, or
+// default_transaction_read_only): the write fails as `read_only` and is written once writes are taken.
+TEST_F(PostgresSyncResultsTest, AWriteRefusedAsReadOnlySaysSoAndGoesThroughOnceTheServerTakesWrites) {
+  CountingObserver observer;
+  connection->observe_failures(observer);
+  const auto t0 = timestamps::parse_iso8601("2026-03-01T10:00:00Z").value();
+  const std::vector<SyncResult> rows{{.reference_id = "A", .state = "created", .updated_at = t0}};
+  struct ReadOnlyServer {
+    explicit ReadOnlyServer(Client& client) : admin(client) {
+      admin.exec("ALTER SYSTEM SET default_transaction_read_only = on");
+      admin.exec("SELECT pg_reload_conf(), pg_sleep(0.2)");
+    }
+    ~ReadOnlyServer() {
+      admin.exec("ALTER SYSTEM RESET default_transaction_read_only");
+      admin.exec("SELECT pg_reload_conf(), pg_sleep(0.2)");
+    }
+    Client& admin;
+  };
+  {
+    app->exec("SET default_transaction_read_only = off");
+    ReadOnlyServer read_only(*app);
+    try {
+      results->write_results(SourceKind::orders, rows);
+      ADD_FAILURE() << "a read-only server took the write";
+    } catch (const MerchantDatabaseError& e) {
+      EXPECT_EQ(e.failure(), DatabaseFailure::read_only);
+      EXPECT_THAT(e.what(), HasSubstr("(SQLSTATE 25006)"));
+    }
+    EXPECT_EQ(observer.failures[DatabaseFailure::read_only], 1);
+  }
+  results->write_results(SourceKind::orders, rows);
+  EXPECT_TRUE(results->read_result(SourceKind::orders, "A"));
+}
+
 TEST_F(PostgresSyncResultsTest, CancelMismatchesAreTheCancelsTheProviderDoesNotShow) {
   const auto t_cancel = timestamps::parse_iso8601("2026-03-02T11:00:00.000Z").value();
   const auto result = [&](const std::string& reference, std::int64_t id, const std::string& state) {

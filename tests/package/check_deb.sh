@@ -58,6 +58,7 @@ depends=$(field Depends)
 [[ $depends =~ libsqlite3-0 ]] || fail "Depends lacks libsqlite3-0: $depends"
 [[ $depends =~ zlib1g ]] || fail "Depends lacks zlib1g (gzip for /metrics): $depends"
 [[ $depends =~ libcrypt1 ]] || fail "Depends lacks libcrypt1 (bcrypt for basic auth): $depends"
+[[ $depends =~ libpq5 ]] || fail "Depends lacks libpq5 (the PostgreSQL merchant driver): $depends"
 [[ $depends =~ civetweb ]] && fail "Depends still names civetweb, which nothing links: $depends"
 grep -q "enables and starts neither" <<< "$(field Description)" || fail "the description does not say the service is not started"
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")

@@ -5,6 +5,9 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "fulfillsync/common/doubling.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -16,6 +19,19 @@ constexpr Oid kBoolOid = 16, kByteaOid = 17, kInt8Oid = 20, kInt2Oid = 21, kInt4
 std::string trimmed(std::string_view message) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.remove_suffix(1);
   return std::string(message);
+}
+
+// The server's message (ERROR, then its CONTEXT, DETAIL, HINT lines) on one line, for one log line.
+std::string one_line(std::string_view message) {
+  std::string line;
+  for (const char c : trimmed(message)) {
+    if (c == '\n') {
+      line += "; ";
+    } else {
+      line += c;
+    }
+  }
+  return line;
 }
 
 // bytea's text output, "\x0a1b...", as its bytes.
@@ -113,7 +129,7 @@ PgConnectionParams::PgConnectionParams(const config::PostgresConfig& config)
 }
 
 std::string pg_error_message(const PGconn* connection) {
-  return connection != nullptr ? trimmed(PQerrorMessage(connection)) : "out of memory";
+  return connection != nullptr ? one_line(PQerrorMessage(connection)) : "out of memory";
 }
 
 PostgresConnection::PostgresConnection(const config::MerchantConfig& config, bool read_only)
@@ -137,24 +153,37 @@ PostgresConnection::~PostgresConnection() {
 
 void PostgresConnection::connect() {
   if (connection_ != nullptr) PQfinish(connection_);
+  farewell_.clear();
   connection_ = PQconnectdbParams(params_.keywords(), params_.values(), params_.expand_dbname());
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
     const std::string message = pg_error_message(connection_);
     if (connection_ != nullptr) PQfinish(connection_);
     connection_ = nullptr;
     throw MerchantDatabaseError(
-        fmt::format("merchant database postgresql {}: cannot connect: {}", params_.where(), message));
+        fmt::format("merchant database postgresql {}: cannot connect: {}", params_.where(), message),
+        DatabaseFailure::unreachable);
   }
-  // The server's notices (an idempotent step's "already exists, skipping") are not the daemon's output.
-  PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
+  // The server's notices (an idempotent step's "already exists, skipping") are not the daemon's
+  // output; a FATAL one is why the server is about to end the connection (a shutdown), kept for the log.
+  PQsetNoticeProcessor(
+      connection_,
+      [](void* self, const char* message) {
+        if (std::string_view(message).starts_with("FATAL")) {
+          static_cast<PostgresConnection*>(self)->farewell_ = one_line(message);
+        }
+      },
+      this);
   description_ = fmt::format("postgresql host={} port={} dbname={} user={}", PQhost(connection_), PQport(connection_),
                              PQdb(connection_), PQuser(connection_));
   // Times come back in UTC and ISO form, whatever the server's defaults; no statement waits on a lock
-  // longer than statement_timeout.
-  run("setting up the session",
+  // longer than statement_timeout. A read_write session keeps the server's default_transaction_read_only:
+  // a server set read only refuses the daemon's writes too, as a replica would.
+  std::string setup =
       "SELECT set_config('statement_timeout', $1, false), set_config('TimeZone', 'UTC', false), "
-      "set_config('DateStyle', 'ISO, YMD', false), set_config('default_transaction_read_only', $2, false)",
-      {std::to_string(config_.statement_timeout.count()), read_only_ ? "on" : "off"});
+      "set_config('DateStyle', 'ISO, YMD', false)";
+  if (read_only_) setup += ", set_config('default_transaction_read_only', 'on', false)";
+  const PgParam timeout[] = {std::to_string(config_.statement_timeout.count())};
+  execute("setting up the session", setup, timeout);
 }
 
 std::string PostgresConnection::source_table(std::string_view name) const {
@@ -165,8 +194,39 @@ std::string PostgresConnection::result_table(std::string_view name) const {
   return fmt::format("{}.{}", sql_name(result_schema_), sql_name(prefix_ + std::string(name)));
 }
 
+namespace {
+
+// Reopening a connection that was lost: 250 ms, doubling to 30 s (as the change listener).
+constexpr Doubling kReopen{std::chrono::milliseconds(250), std::chrono::seconds(30)};
+
+// The failure an error is, by the connection's state and the error's SQLSTATE.
+DatabaseFailure classify(const PGconn* connection, const char* sqlstate) {
+  if (connection == nullptr || PQstatus(connection) == CONNECTION_BAD) return DatabaseFailure::connection_lost;
+  const std::string_view state = sqlstate != nullptr ? sqlstate : "";
+  // Class 08 (connection exception); admin_shutdown, crash_shutdown, cannot_connect_now.
+  if (state.starts_with("08") || state == "57P01" || state == "57P02" || state == "57P03") {
+    return DatabaseFailure::connection_lost;
+  }
+  if (state == "57014") return DatabaseFailure::statement_timeout;  // query_canceled
+  if (state == "25006") return DatabaseFailure::read_only;          // read_only_sql_transaction
+  return DatabaseFailure::other;
+}
+
+}  // namespace
+
 PgResult PostgresConnection::run(std::string_view task, const std::string& sql, std::span<const PgParam> params) {
-  reconnect_if_lost(task);
+  if (in_transaction_) return execute(task, sql, params);
+  return once_more_if_lost([&] { return execute(task, sql, params); });
+}
+
+PgResult PostgresConnection::execute(std::string_view task, const std::string& sql, std::span<const PgParam> params) {
+  if (!in_transaction_) {
+    open_if_lost(task);
+  } else if (connection_ == nullptr) {
+    // The transaction died with its connection: its statements must not go on, committed one by one
+    // on a new connection.
+    fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  }
   std::vector<const char*> values;
   for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
   PgResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
@@ -175,36 +235,89 @@ PgResult PostgresConnection::run(std::string_view task, const std::string& sql, 
   const ExecStatusType status = PQresultStatus(raw);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-    const std::string message = trimmed(raw != nullptr ? PQresultErrorMessage(raw) : PQerrorMessage(connection_));
-    fail(task, sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
+    const std::string message = one_line(raw != nullptr ? PQresultErrorMessage(raw) : PQerrorMessage(connection_));
+    fail(task, sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message,
+         classify(connection_, sqlstate));
   }
   return result;
 }
 
-void PostgresConnection::reconnect_if_lost(std::string_view task) {
-  if (connection_ != nullptr && PQstatus(connection_) != CONNECTION_BAD) return;
-  // A connection lost between transactions (a server restart) is opened again. Inside one, the
-  // transaction died with it: its statements must not go on, committed one by one on a new connection.
-  if (in_transaction_) fail(task, "the connection was lost inside the transaction");
-  connect();
+void PostgresConnection::open_if_lost(std::string_view task) {
+  if (connection_ != nullptr) {
+    // A server that ended the connection (a restart's shutdown, pg_terminate_backend) has said so on
+    // the socket: read it now rather than learn it from a failed statement. Never blocks (libpq's
+    // socket is non-blocking), and reads nothing else: no statement is running.
+    if (PQconsumeInput(connection_) != 0 && PQstatus(connection_) == CONNECTION_OK) return;
+    tell(DatabaseFailure::connection_lost);
+    drop(task, farewell_.empty() ? pg_error_message(connection_) : farewell_);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (open_failures_ > 0 && now < next_open_at_) {
+    throw MerchantDatabaseError(
+        fmt::format("merchant database {}: {}: not connected ({}); trying again in {} ms", description_, task,
+                    last_open_error_, std::chrono::ceil<std::chrono::milliseconds>(next_open_at_ - now).count()),
+        DatabaseFailure::unreachable);
+  }
+  try {
+    connect();
+  } catch (const MerchantDatabaseError& error) {
+    ++open_failures_;
+    next_open_at_ = now + kReopen.after(open_failures_);
+    last_open_error_ = error.what();
+    tell(DatabaseFailure::unreachable);
+    // Once per loss, not per try: the tries go on at debug.
+    if (open_failures_ == 1) {
+      spdlog::warn("{}; trying again with a back-off from {} ms to {} s", error.what(), kReopen.first.count(),
+                   std::chrono::duration_cast<std::chrono::seconds>(kReopen.longest).count());
+    } else {
+      spdlog::debug("{}; trying again in {} ms", error.what(), kReopen.after(open_failures_).count());
+    }
+    throw MerchantDatabaseError(error.what(), DatabaseFailure::unreachable);
+  }
+  spdlog::info("merchant database {}: connection opened again{}", description_,
+               open_failures_ > 0 ? fmt::format(" after {} failed tries", open_failures_) : std::string());
+  open_failures_ = 0;
+  if (observer_ != nullptr) observer_->reopened();
+}
+
+void PostgresConnection::drop(std::string_view task, std::string_view why) {
+  spdlog::warn("merchant database {}: the connection was lost ({}) when {}; opening it again", description_,
+               why.empty() ? "closed" : why, task);
+  if (connection_ != nullptr) PQfinish(connection_);
+  connection_ = nullptr;
 }
 
 void PostgresConnection::run_script(std::string_view task, const std::string& sql) {
-  reconnect_if_lost(task);
+  if (!in_transaction_) open_if_lost(task);
+  if (connection_ == nullptr) {
+    fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  }
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    fail(task, trimmed(result.raw() != nullptr ? PQresultErrorMessage(result.raw()) : PQerrorMessage(connection_)));
+    const char* sqlstate = result.raw() != nullptr ? PQresultErrorField(result.raw(), PG_DIAG_SQLSTATE) : nullptr;
+    fail(task, one_line(result.raw() != nullptr ? PQresultErrorMessage(result.raw()) : PQerrorMessage(connection_)),
+         classify(connection_, sqlstate));
   }
 }
 
 void PostgresConnection::begin(std::string_view task, Transaction kind) {
+  // Not yet in the transaction: a connection found lost is opened again, and BEGIN lost on the way is
+  // sent again.
   run(task, kind == Transaction::read_snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
   in_transaction_ = true;
 }
 
 void PostgresConnection::commit(std::string_view task) {
-  run(task, "COMMIT");
+  try {
+    run(task, "COMMIT");
+  } catch (const MerchantDatabaseError& error) {
+    if (error.failure() != DatabaseFailure::connection_lost) throw;
+    throw MerchantDatabaseError(fmt::format("{}; whether the transaction committed is unknown: it is written again, "
+                                            "which changes nothing if it did",
+                                            error.what()),
+                                DatabaseFailure::connection_lost);
+  }
   in_transaction_ = false;
 }
 
@@ -232,8 +345,17 @@ std::vector<PgParam> parameters(SqlValues values) {
   return params;
 }
 
-void PostgresConnection::fail(std::string_view task, std::string_view message) const {
-  throw MerchantDatabaseError(fmt::format("merchant database {}: {}: {}", description_, task, message));
+void PostgresConnection::fail(std::string_view task, std::string_view message, DatabaseFailure failure) {
+  tell(failure);
+  const std::string what = fmt::format("merchant database {}: {}: {}", description_, task, message);
+  if (failure == DatabaseFailure::connection_lost && connection_ != nullptr) {
+    drop(task, farewell_.empty() ? message : farewell_);
+  } else if (failure == DatabaseFailure::read_only && !read_only_) {
+    // Opened afresh for the next statement, which may reach the writable server (see the header).
+    PQfinish(connection_);
+    connection_ = nullptr;
+  }
+  throw MerchantDatabaseError(what, failure);
 }
 
 }  // namespace fulfillsync::merchant

@@ -5,6 +5,7 @@
 // carrying the server's message.
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -76,12 +77,26 @@ class PgConnectionParams {
   std::string where_;
 };
 
-// libpq's message for a failed connection, without its trailing newline.
+// libpq's message for a failed connection, on one line.
 std::string pg_error_message(const PGconn* connection);
 
 // A text[] parameter holding `values` (for `= ANY($1::text[])`).
 PgParam text_array(std::span<const std::string> values);
 
+// The daemon's connection to the merchant database. Its failures are values of DatabaseFailure
+// (database_error.hpp), each told to the observer:
+// - A connection the server ended (a restart, a failover) is found before the next transaction starts
+//   (the server's goodbye waits on the socket), so nothing runs on it: it is opened again at once.
+// - A read that loses the connection midway (a statement outside a transaction, or a read_snapshot
+//   transaction) is run once more on a reopened connection: the caller never sees that failure.
+// - A write transaction that loses it is not: the server rolled it back (or, lost at COMMIT, may have
+//   committed it), and the caller writes it again later; every write of the result tables is an
+//   upsert that a second run leaves as the first did.
+// - A connection that cannot be opened again is tried with a doubling back-off (250 ms to 30 s); until
+//   then, statements fail at once as `unreachable`.
+// - A write refused as read only (a replica after a failover, a server in recovery) drops the
+//   connection, so that the next opens afresh: a name or a multi-host connection string
+//   (target_session_attrs=read-write) may lead to the writable server by then.
 class PostgresConnection {
  public:
   // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates, and
@@ -106,7 +121,9 @@ class PostgresConnection {
   const std::string& prefix() const { return prefix_; }
   const std::string& result_schema() const { return result_schema_; }
 
-  // Runs one statement, `$1`... bound to `params`. `task` says what it was for in the error.
+  // Runs one statement, `$1`... bound to `params`. `task` says what it was for in the error. Outside
+  // a transaction, a statement is a read (every write goes in in_transaction): one that loses the
+  // connection is run once more on a reopened one.
   PgResult run(std::string_view task, const std::string& sql, std::span<const PgParam> params = {});
   PgResult run(std::string_view task, const std::string& sql, std::initializer_list<PgParam> params) {
     return run(task, sql, std::span<const PgParam>(params.begin(), params.size()));
@@ -119,9 +136,24 @@ class PostgresConnection {
     read_snapshot,  // REPEATABLE READ READ ONLY: every statement sees one snapshot
     write,          // READ COMMITTED
   };
-  // Runs `work` in one transaction: committed when it returns, rolled back when it throws.
+  // Runs `work` in one transaction: committed when it returns, rolled back when it throws. A
+  // read_snapshot transaction that loses the connection runs once more, `work` with it.
   template <typename Work>
   auto in_transaction(std::string_view task, Transaction kind, Work work) -> decltype(work()) {
+    if (kind == Transaction::read_snapshot && !in_transaction_) {
+      return once_more_if_lost([&] { return transaction(task, kind, work); });
+    }
+    return transaction(task, kind, work);
+  }
+
+  // From now on, every failure and reopening is told to `observer` (which outlives the connection).
+  void observe_failures(DatabaseFailureObserver& observer) { observer_ = &observer; }
+  // The next statement opens a lost connection at once, whatever is left of the back-off.
+  void reopen_without_delay() { next_open_at_ = {}; }
+
+ private:
+  template <typename Work>
+  auto transaction(std::string_view task, Transaction kind, Work& work) -> decltype(work()) {
     begin(task, kind);
     try {
       if constexpr (std::is_void_v<decltype(work())>) {
@@ -138,13 +170,30 @@ class PostgresConnection {
     }
   }
 
- private:
+  // Runs `attempt` (a read), and once more when it lost the connection.
+  template <typename Attempt>
+  auto once_more_if_lost(Attempt attempt) -> decltype(attempt()) {
+    try {
+      return attempt();
+    } catch (const MerchantDatabaseError& error) {
+      if (error.failure() != DatabaseFailure::connection_lost) throw;
+    }
+    return attempt();
+  }
+
   void connect();
-  void reconnect_if_lost(std::string_view task);
+  // Before a statement outside a transaction: opens the connection if it is gone or the server ended it.
+  void open_if_lost(std::string_view task);
+  // Closes a connection that was lost (or is to be opened afresh); the next statement opens it again.
+  void drop(std::string_view task, std::string_view why);
+  PgResult execute(std::string_view task, const std::string& sql, std::span<const PgParam> params);
   void begin(std::string_view task, Transaction kind);
   void commit(std::string_view task);
   void rollback() noexcept;
-  [[noreturn]] void fail(std::string_view task, std::string_view message) const;
+  [[noreturn]] void fail(std::string_view task, std::string_view message, DatabaseFailure failure);
+  void tell(DatabaseFailure failure) {
+    if (observer_ != nullptr) observer_->failed(failure);
+  }
 
   config::PostgresConfig config_;
   PgConnectionParams params_;
@@ -155,6 +204,11 @@ class PostgresConnection {
   bool read_only_ = false;
   bool in_transaction_ = false;  // between begin() and commit() or rollback()
   PGconn* connection_ = nullptr;
+  DatabaseFailureObserver* observer_ = nullptr;
+  int open_failures_ = 0;   // tries to open it again that failed in a row
+  std::chrono::steady_clock::time_point next_open_at_{};  // no try before (the back-off)
+  std::string last_open_error_;
+  std::string farewell_;  // the server's last FATAL message (why it ended the connection)
 };
 
 // Writes rows into one table one at a time, each value named beside its column, with the SQL of

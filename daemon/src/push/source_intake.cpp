@@ -263,6 +263,9 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
       const std::uint64_t counter = source_.change_counter();
       if (counter_ == counter && held_.empty()) return false;
       counter_ = counter;
+      // Until this read goes through, the next poll reads again whatever the counter says: a read
+      // that failed (a statement timeout, a lost connection) must not wait for another commit.
+      sequence_pending_ = true;
     }
     const merchant::ChangedKeys changes = source_.changes_after(kind, sequence_, options_.feed.batch_size);
     std::vector<Row> rows = [&] {

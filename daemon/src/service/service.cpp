@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdio>
@@ -41,6 +42,10 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   spdlog::info("checkpoint store {} at schema version {}", checkpoint_->path().string(), checkpoint_->schema_version());
   merchant_ = merchant::open_merchant_database(config_.merchant);
   spdlog::info("merchant database: {}", merchant_->describe());
+  if (config_.merchant.driver == config::MerchantDriver::postgresql) {
+    merchant_metrics_ = std::make_unique<MerchantDatabaseMetrics>(metrics_.registry());
+    merchant_->observe_failures(*merchant_metrics_);
+  }
   if (config_.metrics.enabled) {
     metrics_port_ = metrics_.serve(
         config_.metrics, io_.get_executor(), [this] { return health(); }, [this] { return readiness(); });
@@ -183,6 +188,7 @@ int Service::run() {
   last_beat_ = std::chrono::steady_clock::now();  // opening the stores may have taken a while
   asio::co_spawn(io_, heartbeat(), asio::detached);
   if (changes_) asio::co_spawn(io_, wake_on_changes(), asio::detached);
+  if (merchant_metrics_ && mode_ == Mode::run) asio::co_spawn(io_, watch_open_transactions(), asio::detached);
   notifier_.notify("READY=1\nSTATUS=" + status_line());
   spdlog::info("fulfillsyncd ready ({})", config_path_.string());
   io_.run();
@@ -362,11 +368,38 @@ asio::awaitable<void> Service::wake_on_changes() {
         sync_metrics_->set_merchant_listener_up(true);
         if (listened) sync_metrics_->count_merchant_listener_reconnect();
         listened = true;
+        // The server answers: the jobs' connection need not wait out its back-off to open again.
+        merchant_->reopen_without_delay();
         // What changed while nobody listened went unheard.
         scheduler_->wake(kReaders);
         break;
       case merchant::ChangeNotifications::Event::changed: scheduler_->wake(kReaders); break;
     }
+  }
+}
+
+asio::awaitable<void> Service::watch_open_transactions() {
+  // Often enough to see a transaction outlast look_back while it is still open.
+  const config::Duration period = std::clamp<config::Duration>(config_.merchant.look_back / 2, 1s, 15s);
+  asio::steady_timer timer(io_);
+  while (!stopping_) {
+    try {
+      // Read by transaction id (change_xid), a late commit is found whatever its length.
+      const auto oldest =
+          merchant_->source().has_change_log() ? std::nullopt : merchant_->oldest_open_transaction();
+      if (oldest) {
+        merchant_metrics_->note_oldest_transaction(*oldest, config_.merchant.look_back);
+      } else {
+        merchant_metrics_->forget_oldest_transaction();
+      }
+    } catch (const merchant::MerchantDatabaseError& e) {
+      // Counted as the database's failure; the jobs log it as they meet it.
+      spdlog::debug("merchant database: cannot read the oldest open transaction: {}", e.what());
+      merchant_metrics_->forget_oldest_transaction();
+    }
+    timer.expires_after(period);
+    boost::system::error_code ignored;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
 }
 

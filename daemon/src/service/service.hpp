@@ -27,6 +27,7 @@
 #include "fulfillsync/merchant/merchant_database.hpp"
 #include "push/result_writer.hpp"
 #include "push/store_rebuild.hpp"
+#include "service/merchant_database_metrics.hpp"
 #include "service/metrics.hpp"
 #include "service/progress_report.hpp"
 #include "service/scheduler.hpp"
@@ -86,6 +87,8 @@ class Service {
   void end_once(int code, const std::string& why);
   boost::asio::awaitable<void> report_progress();
   boost::asio::awaitable<void> wake_on_changes();
+  // PostgreSQL read by updated_at: the age of the oldest open transaction, looked at every while.
+  boost::asio::awaitable<void> watch_open_transactions();
   void reload();
   void apply(const config::Config& config);
   std::string status_line() const;
@@ -103,6 +106,8 @@ class Service {
   std::chrono::steady_clock::time_point merchant_checked_{};
   std::string merchant_problem_;  // the last probe's, empty when the merchant database answered
   std::unique_ptr<CheckpointStore> checkpoint_;
+  // PostgreSQL: told of the merchant database's failures, so declared before it (outlives it).
+  std::unique_ptr<MerchantDatabaseMetrics> merchant_metrics_;
   std::unique_ptr<merchant::MerchantDatabase> merchant_;
   std::unique_ptr<api::Transport> transport_;
   std::unique_ptr<api::ApiMetrics> api_metrics_;

@@ -9,7 +9,9 @@
 // implementation is three small classes sharing a connection, and each caller is handed the one
 // face it needs and can reach nothing else. The faces live as long as the MerchantDatabase; they
 // share one connection, so use them from one thread at a time.
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fulfillsync/config/config.hpp"
@@ -20,6 +22,13 @@
 
 namespace fulfillsync::merchant {
 
+// The oldest transaction open in the database, as far as the daemon's role can see (PostgreSQL's
+// pg_stat_activity shows other roles' transactions only to a role with pg_read_all_stats).
+struct OldestTransaction {
+  bool visible = true;  // false: other roles' transactions are hidden from this role; `age` means nothing
+  std::chrono::milliseconds age{0};  // how long it has been open; 0 when none is
+};
+
 class MerchantDatabase {
  public:
   virtual ~MerchantDatabase() = default;
@@ -29,6 +38,18 @@ class MerchantDatabase {
 
   // Cheap liveness check.
   virtual void ping() = 0;
+
+  // The oldest transaction of another session open now, where a long transaction can commit rows
+  // whose updated_at is older than merchant.look_back (PostgreSQL, whose now() is the transaction's
+  // start); nothing where that cannot happen (SQLite serializes its writers).
+  virtual std::optional<OldestTransaction> oldest_open_transaction() { return std::nullopt; }
+
+  // Where a connection can be lost and opened again (PostgreSQL): `observer` is told of every failure
+  // and reopening from now on; it must outlive this database.
+  virtual void observe_failures(DatabaseFailureObserver& /*observer*/) {}
+  // The server answers again (the change listener connected): a lost connection is opened at the next
+  // statement without waiting out the rest of its back-off.
+  virtual void reopen_without_delay() {}
 
   virtual SourceTables& source() = 0;
   virtual SyncResults& results() = 0;

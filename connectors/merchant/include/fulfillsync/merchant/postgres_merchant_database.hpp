@@ -30,6 +30,10 @@ class PostgresMerchantDatabase final : public MerchantDatabase {
 
   std::string describe() const override;
   void ping() override;
+  // From pg_stat_activity: the other sessions' transactions in this database.
+  std::optional<OldestTransaction> oldest_open_transaction() override;
+  void observe_failures(DatabaseFailureObserver& observer) override;
+  void reopen_without_delay() override;
   SourceTables& source() override;
   SyncResults& results() override;
   PulledTables& pulled() override;
