@@ -35,9 +35,10 @@ inline std::string driver_name(const ::testing::TestParamInfo<Driver>& info) {
 inline void PrintTo(Driver driver, std::ostream* out) { *out << (driver == Driver::sqlite ? "sqlite" : "postgresql"); }
 
 // The shop's application on a PostgreSQL database: one libpq connection, source schema first.
-class PostgresShop : public ShopDatabase {
+class PostgresShopConnection : public ShopConnection {
  public:
-  explicit PostgresShop(const std::string& conninfo) : connection_(PQconnectdb(conninfo.c_str()), &PQfinish) {
+  explicit PostgresShopConnection(const std::string& conninfo)
+      : connection_(PQconnectdb(conninfo.c_str()), &PQfinish) {
     if (PQstatus(connection_.get()) != CONNECTION_OK) {
       throw std::runtime_error(std::string("connecting: ") + PQerrorMessage(connection_.get()));
     }
@@ -90,7 +91,7 @@ class DriverFixture : public SyncFixture, public ::testing::WithParamInterface<D
     if (!on_postgresql()) return;
     static std::atomic<int> next{0};
     database_ = fmt::format("shop_{}", next++);
-    PostgresShop(server_->connection_string()).exec(fmt::format("CREATE DATABASE {}", database_));
+    PostgresShopConnection(server_->connection_string()).exec(fmt::format("CREATE DATABASE {}", database_));
     connect_shop();
     shop_app->exec(fmt::format("CREATE SCHEMA shop; {} {}",
                            read_file(source_path("schema/merchant/postgresql/source_tables.sql")),
@@ -100,7 +101,7 @@ class DriverFixture : public SyncFixture, public ::testing::WithParamInterface<D
   // The shop's connection again (after the server restarted): the source tables first, then the
   // result tables, unqualified.
   void connect_shop() {
-    shop_app = std::make_unique<PostgresShop>(conninfo() + " options='-c search_path=shop,fulfillsync'");
+    shop_app = std::make_unique<PostgresShopConnection>(conninfo() + " options='-c search_path=shop,fulfillsync'");
   }
 
   std::string merchant_driver_yaml() const override {

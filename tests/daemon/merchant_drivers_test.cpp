@@ -81,7 +81,7 @@ TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
   config.insert(config.find("api:"), "  look_back: 1s\n");
   write_file(config_path, config);
 
-  PostgresShop late(conninfo() + " options='-c search_path=shop'");
+  PostgresShopConnection late(conninfo() + " options='-c search_path=shop'");
   late.exec(fmt::format("BEGIN; {}", order_sql("LATE-0001", 1)));
   std::this_thread::sleep_for(1500ms);  // longer than look_back
   execute(fmt::format("BEGIN; {} {} COMMIT;", order_sql("NEW-0001", 1), order_sql("NEW-0002", 2)));

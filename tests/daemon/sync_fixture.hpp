@@ -86,17 +86,17 @@ inline void insert_return(SQLite::Database& db, const std::string& reference, in
 
 // The merchant's database as the shop's application reaches it, whichever the driver: SQL run, and
 // rows read back as text (NULL as ""). SQLite's here; PostgreSQL's in merchant_driver.hpp.
-class ShopDatabase {
+class ShopConnection {
  public:
-  virtual ~ShopDatabase() = default;
+  virtual ~ShopConnection() = default;
   // Runs SQL, several statements allowed. Throws std::runtime_error on a failure.
   virtual void exec(const std::string& sql) = 0;
   virtual std::vector<std::vector<std::string>> query(const std::string& sql) = 0;
 };
 
-class SqliteShop : public ShopDatabase {
+class SqliteShopConnection : public ShopConnection {
  public:
-  explicit SqliteShop(SQLite::Database& db) : db_(db) {}
+  explicit SqliteShopConnection(SQLite::Database& db) : db_(db) {}
   void exec(const std::string& sql) override { db_.exec(sql); }
   std::vector<std::vector<std::string>> query(const std::string& sql) override {
     std::vector<std::vector<std::string>> rows;
@@ -155,7 +155,7 @@ class SyncFixture : public ::testing::Test {
     merchant->exec("PRAGMA journal_mode = WAL");
     merchant->exec(read_file(source_path("schema/merchant/source_tables.sql")));
     merchant->exec(read_file(source_path("schema/merchant/change_log/0001_change_log.sql")));
-    shop_app = std::make_unique<SqliteShop>(*merchant);
+    shop_app = std::make_unique<SqliteShopConnection>(*merchant);
   }
 
   // The source tables as a shop that has not run `fulfillsyncd upgrade-source` has them: the daemon
@@ -548,7 +548,7 @@ class SyncFixture : public ::testing::Test {
   TempDir dir;
   std::filesystem::path config_path = dir / "fulfillsync.yaml";
   std::unique_ptr<SQLite::Database> merchant;  // the SQLite merchant database, whatever the driver
-  std::unique_ptr<ShopDatabase> shop_app;      // the shop's application on the configured driver
+  std::unique_ptr<ShopConnection> shop_app;      // the shop's application on the configured driver
   std::unique_ptr<Sandbox> sandbox;
 };
 
