@@ -5,24 +5,19 @@
 // The PostgreSQL 15 server (Debian's postgresql-15), the sandbox and the daemon run on loopback in a
 // temporary directory.
 // Usage: postgres_notify_bench [--seconds S] [--rate R] [--quick]
-#include <libpq-fe.h>
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "bench_support.hpp"
-#include "fulfillsync/testing/postgres.hpp"
+#include "postgres_world.hpp"
 
 namespace {
 
 using namespace fulfillsync::bench;
-using fulfillsync::testing::PostgresServer;
-using fulfillsync::testing::TempDir;
 using SystemClock = std::chrono::system_clock;
 using namespace std::chrono_literals;
 
@@ -33,25 +28,6 @@ struct Options {
   double rate = 20;
   std::string only;
   fs::path bin_dir;
-};
-
-// The shop's connection, with the reference tables in schema `shop`.
-class Shop {
- public:
-  explicit Shop(const PostgresServer& server) : connection_(PQconnectdb(server.connection_string().c_str()), &PQfinish) {
-    if (PQstatus(connection_.get()) != CONNECTION_OK) {
-      throw std::runtime_error(std::string("cannot connect: ") + PQerrorMessage(connection_.get()));
-    }
-  }
-  void exec(const std::string& sql) {
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection_.get(), sql.c_str()), &PQclear);
-    if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
-      throw std::runtime_error(std::string("the shop's SQL failed: ") + PQresultErrorMessage(result.get()));
-    }
-  }
-
- private:
-  std::unique_ptr<PGconn, decltype(&PQfinish)> connection_;
 };
 
 std::string order_sql(const std::string& reference, long n) {
@@ -71,38 +47,12 @@ void run_latency(const Options& options, Report& report) {
   fmt::print("\n== commit -> POST /order latency, PostgreSQL with NOTIFY: {} orders, one per transaction at {}/s, "
              "default job settings ==\n",
              count, options.rate);
-  if (auto why = PostgresServer::unavailable()) throw std::runtime_error(*why);
-  PostgresServer server;
-  Shop shop(server);
-  shop.exec(fmt::format("CREATE SCHEMA shop; SET search_path = shop; {} {}",
-                        read_file(fulfillsync::testing::source_path("schema/merchant/postgresql/source_tables.sql")),
-                        read_file(fulfillsync::testing::source_path(
-                            "schema/merchant/postgresql/change_order/0001_change_xid.sql"))));
-  TempDir dir;
-  Sandbox sandbox({"--rate-limit", "off", "--log-level", "warn"}, 0, options.bin_dir / "fulfillsync-sandbox");
-  const fs::path token = dir.path() / "api-token";
-  std::ofstream(token) << Sandbox::kToken << "\n";
-  if (chmod(token.c_str(), 0600) != 0) throw std::runtime_error("chmod " + token.string() + " failed");
-  const fs::path config = dir.path() / "fulfillsync.yaml";
-  std::ofstream(config) << fmt::format(
-      "checkpoint:\n  path: {0}/checkpoint.db\n"
-      "merchant:\n  driver: postgresql\n  postgresql:\n    connection: \"{1}\"\n    source_schema: shop\n"
-      "    result_schema: fulfillsync\n"
-      "api:\n  base_url: {2}\n  allow_plain_http: true\n  token_file: {0}/api-token\n"
-      "  requests_per_minute: 1000000\n"
-      "sync:\n  orders_since: 2020-01-01T00:00:00Z\n"
-      "metrics:\n  enabled: false\n"
-      "logging:\n  level: info\n",
-      dir.path().string(), server.connection_string(), sandbox.base_url());
-
+  PostgresWorld world(options.bin_dir);
+  Sandbox& sandbox = world.sandbox();
+  PgClient& shop = world.shop();
   const Stats before = read_stats(sandbox);
-  auto daemon = std::make_unique<ChildProcess>(ChildProcess::Options{
-      .argv = {(options.bin_dir / "fulfillsyncd").string(), "--config", config.string(), "run"},
-      .stdout_file = dir.path() / "daemon.out",
-      .stderr_file = dir.path() / "daemon.err"});
-  const auto failure = [&](const std::string& what) {
-    return std::runtime_error(what + "\n  daemon stderr:\n" + log_excerpt(read_file(dir.path() / "daemon.err")));
-  };
+  auto daemon = world.start_daemon("run");
+  const auto failure = [&](const std::string& what) { return world.failure(what); };
   if (!daemon->wait_for_stderr("listening for changes on channel", 30s)) {
     throw failure("fulfillsyncd did not listen for changes");
   }

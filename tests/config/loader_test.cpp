@@ -319,11 +319,16 @@ TEST_F(ConfigLoaderTest, TheShippedExampleAndDemoFilesAreValid) {
   const Config example = load_file(testing::source_path("config/fulfillsync.example.yaml"));
   unsetenv("CREDENTIALS_DIRECTORY");
   EXPECT_EQ(example.api.token_file, token);
-  // The demo's token file is created by ./dev demo; only its syntax and keys are checked here.
-  try {
-    load_file(testing::source_path("config/demo.yaml"));
-  } catch (const ConfigError& error) {
-    for (const auto& diagnostic : error.diagnostics()) EXPECT_EQ(diagnostic.key_path, "api.token_file");
+  // The demos' token and password files are created by ./dev demo; only syntax and keys are checked here.
+  for (const char* demo : {"config/demo.yaml", "config/demo-postgresql.yaml"}) {
+    try {
+      load_file(testing::source_path(demo));
+    } catch (const ConfigError& error) {
+      for (const auto& diagnostic : error.diagnostics()) {
+        EXPECT_THAT(diagnostic.key_path, ::testing::AnyOf("api.token_file", "merchant.postgresql.password_file"))
+            << demo << ": " << diagnostic.message;
+      }
+    }
   }
 }
 

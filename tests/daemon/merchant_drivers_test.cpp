@@ -1,106 +1,34 @@
 // One end-to-end push, orders, cancels and returns, against each merchant database driver: the same
-// test, value-parameterized over the driver (a SQLite file; a PostgreSQL 15 server the test starts).
-// The test plays the shop's application with the same SQL on either database, and reads the result
-// tables back through the connector, as the daemon wrote them.
-#include <libpq-fe.h>
-
+// test, value-parameterized over the driver (merchant_driver.hpp: a SQLite file; a database of its own
+// on a PostgreSQL 15 server the suite starts). The test plays the shop's application with the same SQL
+// on either database, and reads the result tables back through the connector, as the daemon wrote them.
 #include "fulfillsync/config/loader.hpp"
 #include "fulfillsync/merchant/merchant_database.hpp"
-#include "fulfillsync/testing/postgres.hpp"
-#include "sync_fixture.hpp"
+#include "merchant_driver.hpp"
 
 namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
 
-enum class Driver { sqlite, postgresql };
-
-class MerchantDriversTest : public SyncFixture, public ::testing::WithParamInterface<Driver> {
+class MerchantDriversTest : public DriverFixture {
  protected:
-  void SetUp() override {
-    SyncFixture::SetUp();  // the SQLite merchant database, with its change log
-    if (GetParam() == Driver::sqlite) return;
-    if (auto why = PostgresServer::unavailable()) GTEST_SKIP() << *why;
-    postgres = std::make_unique<PostgresServer>();
-    shop.reset(PQconnectdb(postgres->connection_string().c_str()));
-    ASSERT_EQ(PQstatus(shop.get()), CONNECTION_OK) << PQerrorMessage(shop.get());
-    // The reference tables and their change order by transaction id, as upgrade-source adds it.
-    shop_exec(fmt::format("CREATE SCHEMA shop; SET search_path = shop; {} {}",
-                          read_file(source_path("schema/merchant/postgresql/source_tables.sql")),
-                          read_file(source_path("schema/merchant/postgresql/change_order/0001_change_xid.sql"))));
-  }
-
-  // The sandbox, and the configuration pointing at this test's database.
-  void start() {
-    start_sandbox();
-    if (GetParam() == Driver::sqlite) return;
-    std::string config = read_file(config_path);
-    const std::string sqlite = fmt::format("  sqlite:\n    path: {}\n", (dir / "merchant.db").string());
-    config.replace(config.find(sqlite), sqlite.size(),
-                   fmt::format("  driver: postgresql\n  postgresql:\n    connection: \"{}\"\n"
-                               "    source_schema: shop\n    result_schema: fulfillsync\n",
-                               postgres->connection_string()));
-    write_file(config_path, config);
-  }
-
-  // The shop's application: the same SQL on either database.
-  void shop_exec(const std::string& sql) {
-    if (GetParam() == Driver::sqlite) return execute(sql);
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(shop.get(), sql.c_str()), &PQclear);
-    ASSERT_EQ(PQresultStatus(result.get()), PGRES_COMMAND_OK) << PQresultErrorMessage(result.get());
-  }
-
-  // Order `n` as expect_orders_delivered() checks it, with its lines.
-  static std::string order_sql(const std::string& reference, int n) {
-    std::string sql = fmt::format(
-        "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
-        "recipient_email, address1, city, state, zip_code, country) VALUES ('{}', '#{}', '{}', 'DTC', "
-        "'Customer {}', 'customer{}@example.com', '{} Main Street', 'Austin', 'TX', '{:05}', 'US');",
-        reference, n, n % 3 == 0 ? "Express" : "Standard", n, n, n, 10000 + n);
-    for (int line = 1; line <= 1 + n % 2; ++line) {
-      const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
-      sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
-                         "product_reference_id, product_name, quantity) VALUES ('{}', {}, '{}', '{}', {});",
-                         reference, line, product, name, 1 + (n + line) % 3);
-    }
-    return sql;
-  }
-
-  // Orders `prefix`-0001.. and returns `prefix`-001.., in one transaction.
-  void add_orders_and_returns(const std::string& orders, int order_count, const std::string& returns,
-                              int return_count) {
-    std::string sql = "BEGIN;";
-    for (int n = 1; n <= order_count; ++n) sql += order_sql(fmt::format("{}-{:04}", orders, n), n);
-    for (int n = 1; n <= return_count; ++n) {
-      const std::string reference = fmt::format("{}-{:03}", returns, n);
-      sql += fmt::format("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
-                         "fulfillment_center_name, tracking_number) VALUES ('{}', 8, 'Cicero (IL)', '1Z{:010}');"
-                         "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
-                         "quantity, requested_action) VALUES ('{}', 1, 7002, {}, 'Restock');",
-                         reference, n, reference, 1 + n % 2);
-    }
-    shop_exec(sql + "COMMIT;");
-  }
-
   // The result tables as the daemon wrote them, read through the connector of the configured driver.
   std::unique_ptr<merchant::MerchantDatabase> results_database() {
     return merchant::open_merchant_database_read_only(config::load_file(config_path).merchant);
   }
-
-  std::unique_ptr<PostgresServer> postgres;
-  std::unique_ptr<PGconn, decltype(&PQfinish)> shop{nullptr, &PQfinish};
 };
 
 TEST_P(MerchantDriversTest, OrdersCancelsAndReturnsArriveOnceAndTheirResultsAreWritten) {
-  start();
-  add_orders_and_returns("ORD", 40, "RMA", 5);
+  start_sandbox();
+  insert_orders("ORD", 40);
+  insert_returns("RMA", 5);
   auto result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
 
   const std::set<std::string> cancelled = {"ORD-0003", "ORD-0010", "ORD-0031"};
-  shop_exec("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id IN ('ORD-0003', 'ORD-0010', "
-            "'ORD-0031')");
+  execute("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id IN ('ORD-0003', 'ORD-0010', "
+          "'ORD-0031')");
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   result = once();  // nothing left: nothing is sent again
@@ -148,20 +76,15 @@ TEST_P(MerchantDriversTest, OrdersCancelsAndReturnsArriveOnceAndTheirResultsAreW
 class PostgresLateCommitTest : public MerchantDriversTest {};
 
 TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
-  start();
+  start_sandbox();
   std::string config = read_file(config_path);
   config.insert(config.find("api:"), "  look_back: 1s\n");
   write_file(config_path, config);
 
-  std::unique_ptr<PGconn, decltype(&PQfinish)> late(PQconnectdb(postgres->connection_string().c_str()), &PQfinish);
-  ASSERT_EQ(PQstatus(late.get()), CONNECTION_OK) << PQerrorMessage(late.get());
-  const auto late_exec = [&](const std::string& sql) {
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(late.get(), sql.c_str()), &PQclear);
-    ASSERT_EQ(PQresultStatus(result.get()), PGRES_COMMAND_OK) << PQresultErrorMessage(result.get());
-  };
-  late_exec(fmt::format("SET search_path = shop; BEGIN; {}", order_sql("LATE-0001", 1)));
+  PostgresShopConnection late(conninfo() + " options='-c search_path=shop'");
+  late.exec(fmt::format("BEGIN; {}", order_sql("LATE-0001", 1)));
   std::this_thread::sleep_for(1500ms);  // longer than look_back
-  shop_exec(fmt::format("BEGIN; {} {} COMMIT;", order_sql("NEW-0001", 1), order_sql("NEW-0002", 2)));
+  execute(fmt::format("BEGIN; {} {} COMMIT;", order_sql("NEW-0001", 1), order_sql("NEW-0002", 2)));
   auto result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   std::this_thread::sleep_for(1500ms);
@@ -169,7 +92,7 @@ TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   EXPECT_EQ(creates().first, 2);
 
-  late_exec("COMMIT");
+  late.exec("COMMIT");
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   const auto orders = provider_orders();
@@ -182,40 +105,33 @@ TEST_P(PostgresLateCommitTest, AnOrderCommittedAfterLookBackIsStillPushed) {
 // PostgreSQL alone: the daemon LISTENs for the reference triggers' notifications, so a commit is pushed
 // at once though every push job's interval is an hour; after the server restarts, the listener
 // reconnects and a new commit is again pushed without an interval elapsing, and nothing twice.
-class PostgresNotifyTest : public MerchantDriversTest {
- protected:
-  void reconnect_shop() {
-    shop.reset(PQconnectdb(postgres->connection_string().c_str()));
-    ASSERT_EQ(PQstatus(shop.get()), CONNECTION_OK) << PQerrorMessage(shop.get());
-    shop_exec("SET search_path = shop");
-  }
-};
+class PostgresNotifyTest : public MerchantDriversTest {};
 
 TEST_P(PostgresNotifyTest, ACommitIsPushedAtOnceAndAgainAfterTheServerRestarts) {
-  start();
+  start_sandbox();
   std::string config = read_file(config_path);
   for (const std::string job : {"push_orders: {interval: ", "push_cancels: {interval: ", "push_returns: {interval: "}) {
     config.replace(config.find(job + "50ms"), job.size() + 4, job + "1h");
   }
   write_file(config_path, config);
   // Pushed by the jobs' first runs, at the start.
-  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("FIRST-0001", 1)));
+  execute(fmt::format("BEGIN; {} COMMIT;", order_sql("FIRST-0001", 1)));
   auto daemon = run_in_background();
   ASSERT_TRUE(wait_for_sandbox_count("orders", 1, 20s)) << daemon->stderr_text();
   daemon->wait_for_stderr("listening for changes", 10s);
   std::this_thread::sleep_for(500ms);  // the first runs are over: the jobs rest for an hour
 
   const auto started = std::chrono::steady_clock::now();
-  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("NOTIFIED-0001", 2)));
+  execute(fmt::format("BEGIN; {} COMMIT;", order_sql("NOTIFIED-0001", 2)));
   ASSERT_TRUE(wait_for_sandbox_count("orders", 2, 5s)) << daemon->stderr_text();
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 
-  postgres->restart();
-  reconnect_shop();
+  postgres().restart();
+  connect_shop();
   ASSERT_TRUE(daemon->wait_for_stderr("listening for changes on channel fulfillsync_changes again", 30s))
       << daemon->stderr_text();
-  shop_exec(fmt::format("BEGIN; {} COMMIT;", order_sql("RESTARTED-0001", 3)));
-  ASSERT_TRUE(wait_for_sandbox_count("orders", 3, 15s)) << daemon->stderr_text() << postgres->log();
+  execute(fmt::format("BEGIN; {} COMMIT;", order_sql("RESTARTED-0001", 3)));
+  ASSERT_TRUE(wait_for_sandbox_count("orders", 3, 15s)) << daemon->stderr_text() << postgres().log();
 
   std::this_thread::sleep_for(1s);  // a second send would have come by now
   const auto orders = provider_orders();
@@ -228,16 +144,9 @@ TEST_P(PostgresNotifyTest, ACommitIsPushedAtOnceAndAgainAfterTheServerRestarts) 
   EXPECT_TRUE(daemon->wait_for_exit(10s).has_value()) << "the daemon did not stop promptly";
 }
 
-INSTANTIATE_TEST_SUITE_P(Drivers, PostgresNotifyTest, ::testing::Values(Driver::postgresql),
-                         [](const ::testing::TestParamInfo<Driver>&) { return "postgresql"; });
-
-INSTANTIATE_TEST_SUITE_P(Drivers, PostgresLateCommitTest, ::testing::Values(Driver::postgresql),
-                         [](const ::testing::TestParamInfo<Driver>&) { return "postgresql"; });
-
-INSTANTIATE_TEST_SUITE_P(Drivers, MerchantDriversTest, ::testing::Values(Driver::sqlite, Driver::postgresql),
-                         [](const ::testing::TestParamInfo<Driver>& param) {
-                           return param.param == Driver::sqlite ? "sqlite" : "postgresql";
-                         });
+INSTANTIATE_TEST_SUITE_P(Drivers, PostgresNotifyTest, ::testing::Values(Driver::postgresql), driver_name);
+INSTANTIATE_TEST_SUITE_P(Drivers, PostgresLateCommitTest, ::testing::Values(Driver::postgresql), driver_name);
+INSTANTIATE_TEST_SUITE_P(Drivers, MerchantDriversTest, kBothDrivers, driver_name);
 
 }  // namespace
 }  // namespace fulfillsync::testing

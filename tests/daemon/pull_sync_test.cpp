@@ -1,9 +1,11 @@
 // The pull jobs and the tracking marks end to end (sync_fixture.hpp): orders pushed, the sandbox
 // fulfils them on its clock, and what it knows must arrive in the merchant's result tables, each
 // shipment's tracking marked uploaded exactly once and never before the merchant database holds it.
+// Every test runs on each merchant database driver (merchant_driver.hpp: SQLite, PostgreSQL).
+#include <fmt/chrono.h>
 #include <simdjson.h>
 
-#include "sync_fixture.hpp"
+#include "merchant_driver.hpp"
 
 namespace fulfillsync::testing {
 namespace {
@@ -21,7 +23,7 @@ constexpr std::string_view kPullJobs =
     "    pull_returns: {interval: 50ms, page_size: 20}\n"
     "    pull_lots: {interval: 1s}\n";
 
-class PullSyncTest : public SyncFixture {
+class PullSyncTest : public DriverFixture {
  protected:
   void start(std::vector<std::string> sandbox_args = {}, std::string_view jobs = kPullJobs) {
     start_sandbox(std::move(sandbox_args));
@@ -52,13 +54,11 @@ class PullSyncTest : public SyncFixture {
   // The merchant's lot rows of an inventory id, "lot@location:on_hand/fulfillable", against the provider's.
   std::set<std::string> merchant_lots(std::int64_t inventory_id) {
     std::set<std::string> lots;
-    SQLite::Statement query(*merchant,
-                            "SELECT lot_number, location_id, on_hand_quantity, fulfillable_quantity "
-                            "FROM fulfillsync_inventory_lots WHERE inventory_id = ?");
-    query.bind(1, static_cast<int64_t>(inventory_id));
-    while (query.executeStep()) {
-      lots.insert(fmt::format("{}@{}:{}/{}", query.getColumn(0).getString(), query.getColumn(1).getInt64(),
-                              query.getColumn(2).getInt64(), query.getColumn(3).getInt64()));
+    for (const auto& row : shop_app->query(fmt::format("SELECT lot_number, location_id, on_hand_quantity, "
+                                                   "fulfillable_quantity FROM fulfillsync_inventory_lots "
+                                                   "WHERE inventory_id = {}",
+                                                   inventory_id))) {
+      lots.insert(fmt::format("{}@{}:{}/{}", row[0], row[1], row[2], row[3]));
     }
     return lots;
   }
@@ -80,7 +80,7 @@ class PullSyncTest : public SyncFixture {
   }
 };
 
-TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
+TEST_P(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
   start();
   insert_orders("ORD", 1000);
   auto result = once();
@@ -113,25 +113,35 @@ TEST_F(PullSyncTest, ThousandOrdersShipAndEveryTrackingIsMarkedOnce) {
   EXPECT_THAT(result.stdout_text, HasSubstr("pull_shipments"));
 }
 
-TEST_F(PullSyncTest, NothingIsMarkedBeforeTheMerchantDatabaseHoldsTheTracking) {
+TEST_P(PullSyncTest, NothingIsMarkedBeforeTheMerchantDatabaseHoldsTheTracking) {
   start();
   insert_orders("LOCK", 20);
   auto result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   advance_clock(400);
 
-  // The shop's application holds the database's write lock: the pulled shipments cannot be
-  // committed (the daemon waits its busy timeout, then tries again later), so nothing is marked.
-  auto lock = std::make_unique<SQLite::Transaction>(*merchant, SQLite::TransactionBehavior::IMMEDIATE);
+  // The shop's application holds a lock that keeps the daemon from writing the shipments and their
+  // tracking (SQLite: the database's write lock; PostgreSQL: the tables'): the pulled shipments cannot
+  // be committed (the daemon waits its busy or statement timeout, then tries again later), so nothing
+  // is marked.
+  if (on_postgresql()) {
+    std::string config = read_file(config_path);
+    config.insert(config.find("    source_schema:"), "    statement_timeout: 1s\n");
+    write_file(config_path, config);
+    execute("BEGIN; LOCK TABLE fulfillsync_shipments, fulfillsync_tracking IN EXCLUSIVE MODE");
+  } else {
+    execute("BEGIN IMMEDIATE");
+  }
   ChildProcess daemon_run({.argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string(), "run"}});
   ASSERT_TRUE(daemon_run.wait_for_stderr("fulfillsyncd ready", 10s)) << daemon_run.stderr_text();
-  ASSERT_TRUE(daemon_run.wait_for_stderr("database is locked", 20s)) << daemon_run.stderr_text();
+  ASSERT_TRUE(daemon_run.wait_for_stderr(on_postgresql() ? "statement timeout" : "database is locked", 20s))
+      << daemon_run.stderr_text();
   std::this_thread::sleep_for(2s);
   for (const auto& [id, shipment] : sandbox_shipments()) {
     EXPECT_FALSE(shipment.tracking_number.empty()) << id;
     EXPECT_EQ(shipment.marks, 0) << "shipment " << id << " was marked while the merchant database could not hold it";
   }
-  lock.reset();  // rolled back
+  execute("ROLLBACK");
 
   // Once the lock is gone, the shipments are written and then marked.
   const auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -144,7 +154,7 @@ TEST_F(PullSyncTest, NothingIsMarkedBeforeTheMerchantDatabaseHoldsTheTracking) {
   expect_shipments_synced(20);
 }
 
-TEST_F(PullSyncTest, TimelinesOfChangedShipmentsAreKept) {
+TEST_P(PullSyncTest, TimelinesOfChangedShipmentsAreKept) {
   start({}, "    pull_shipments: {interval: 50ms, timelines: true}\n    mark_tracking: {interval: 50ms}\n");
   insert_orders("TL", 5);
   auto result = once();
@@ -153,23 +163,21 @@ TEST_F(PullSyncTest, TimelinesOfChangedShipmentsAreKept) {
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
 
-  SQLite::Statement shipments(*merchant, "SELECT shipment_id, order_id FROM fulfillsync_shipments");
   int checked = 0;
-  while (shipments.executeStep()) {
-    const std::int64_t shipment_id = shipments.getColumn(0).getInt64();
-    const auto response =
-        api_get(fmt::format("/order/{}/shipment/{}/timeline", shipments.getColumn(1).getInt64(), shipment_id));
+  for (const auto& shipment : shop_app->query("SELECT shipment_id, order_id FROM fulfillsync_shipments")) {
+    const std::string& shipment_id = shipment[0];
+    const auto response = api_get(fmt::format("/order/{}/shipment/{}/timeline", shipment[1], shipment_id));
     ASSERT_EQ(response.status, 200) << response.body;
     auto timeline = api::decode<api::ShipmentTimeline>(response.body, api::ApiVersion::v2026_07);
     ASSERT_TRUE(timeline.ok());
     std::vector<std::int64_t> expected;
     for (const auto& entry : *timeline) expected.push_back(entry.log_type_id.value_or(-1));
     std::vector<std::int64_t> held;
-    SQLite::Statement rows(*merchant,
-                           "SELECT coalesce(log_type_id, -1) FROM fulfillsync_shipment_timeline WHERE shipment_id = ? "
-                           "ORDER BY seq");
-    rows.bind(1, static_cast<int64_t>(shipment_id));
-    while (rows.executeStep()) held.push_back(rows.getColumn(0).getInt64());
+    for (const auto& row : shop_app->query(fmt::format("SELECT coalesce(log_type_id, -1) FROM fulfillsync_shipment_timeline "
+                                                   "WHERE shipment_id = {} ORDER BY seq",
+                                                   shipment_id))) {
+      held.push_back(std::stoll(row[0]));
+    }
     EXPECT_EQ(held, expected) << shipment_id;
     EXPECT_GE(expected.size(), 5u) << "allocated, picked, packed, labeled, shipped, in transit";
     ++checked;
@@ -177,7 +185,7 @@ TEST_F(PullSyncTest, TimelinesOfChangedShipmentsAreKept) {
   EXPECT_EQ(checked, 5);
 }
 
-TEST_F(PullSyncTest, KilledAtEveryPullFailpointLosesAndRepeatsNothing) {
+TEST_P(PullSyncTest, KilledAtEveryPullFailpointLosesAndRepeatsNothing) {
   const std::vector<std::vector<std::string>> failpoints = {
       {"pull_shipments.after_page_commit@2"},
       {"pull_shipments.before_checkpoint"},
@@ -217,7 +225,7 @@ TEST_F(PullSyncTest, KilledAtEveryPullFailpointLosesAndRepeatsNothing) {
   }
 }
 
-TEST_F(PullSyncTest, EqualTimestampsAcrossPageBoundariesAndOverlappingWindowsLoseNothing) {
+TEST_P(PullSyncTest, EqualTimestampsAcrossPageBoundariesAndOverlappingWindowsLoseNothing) {
   // A clock that barely moves: every order is created at one instant, so every shipment step of all
   // of them carries the same last_update_at, across three pages of 250.
   start({"--clock-speed", "0.000001"}, "    pull_shipments: {interval: 50ms, page_size: 250}\n");
@@ -249,7 +257,7 @@ TEST_F(PullSyncTest, EqualTimestampsAcrossPageBoundariesAndOverlappingWindowsLos
   EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_shipment_items"), items);
 }
 
-TEST_F(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
+TEST_P(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
   // Small batches: thirty mark requests, so that unclear and refused ones come up.
   start({}, "    pull_shipments: {interval: 50ms, page_size: 100}\n"
             "    mark_tracking: {interval: 50ms, batch_size: 10}\n"
@@ -280,7 +288,7 @@ TEST_F(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
   EXPECT_EQ(merchant_lots(kWatchedInventory), provider_lots(kWatchedInventory));
 }
 
-TEST_F(PullSyncTest, ABatchWithRefusedItemsMarksTheRestAndRetriesTheRefused) {
+TEST_P(PullSyncTest, ABatchWithRefusedItemsMarksTheRestAndRetriesTheRefused) {
   start();
   insert_orders("PART", 20);
   auto result = once();
@@ -303,13 +311,13 @@ TEST_F(PullSyncTest, ABatchWithRefusedItemsMarksTheRestAndRetriesTheRefused) {
   EXPECT_THAT(result.stdout_text, HasSubstr("shipment 99999999: 1 attempts"));
   expect_shipments_synced(20);
   EXPECT_EQ(result_column_if_any("state", "PART-0001"), "created");
-  SQLite::Statement refused(*merchant,
-                            "SELECT mark_attempts, coalesce(mark_error, ''), upload_marked_at IS NULL "
-                            "FROM fulfillsync_tracking WHERE shipment_id = 99999999");
-  ASSERT_TRUE(refused.executeStep());
-  EXPECT_EQ(refused.getColumn(0).getInt(), 1);
-  EXPECT_THAT(refused.getColumn(1).getString(), HasSubstr("NotFound"));
-  EXPECT_EQ(refused.getColumn(2).getInt(), 1);
+  const auto refused = shop_app->query("SELECT mark_attempts, coalesce(mark_error, ''), "
+                                   "CASE WHEN upload_marked_at IS NULL THEN 1 ELSE 0 END "
+                                   "FROM fulfillsync_tracking WHERE shipment_id = 99999999");
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0][0], "1");
+  EXPECT_THAT(refused[0][1], HasSubstr("NotFound"));
+  EXPECT_EQ(refused[0][2], "1");
 
   // Not due again yet: a second run sends nothing, and the marked ones are never sent again.
   result = once();
@@ -317,7 +325,7 @@ TEST_F(PullSyncTest, ABatchWithRefusedItemsMarksTheRestAndRetriesTheRefused) {
   expect_shipments_synced(20);
 }
 
-TEST_F(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
+TEST_P(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
   start({}, "    pull_shipments: {interval: 50ms}\n    mark_tracking: {interval: 50ms, mode: acknowledged}\n");
   insert_orders("ACK", 10);
   auto result = once();
@@ -329,13 +337,15 @@ TEST_F(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
   for (const auto& [id, shipment] : sandbox_shipments()) EXPECT_EQ(shipment.marks, 0) << id;
 
   // The shop's application has uploaded four of them to its storefront.
-  execute("UPDATE fulfillsync_tracking SET acknowledged_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
-          "WHERE shipment_id IN (SELECT shipment_id FROM fulfillsync_tracking ORDER BY shipment_id LIMIT 4)");
+  execute(fmt::format("UPDATE fulfillsync_tracking SET acknowledged_at = '{:%Y-%m-%dT%H:%M:%S}Z' WHERE shipment_id IN "
+                      "(SELECT shipment_id FROM fulfillsync_tracking ORDER BY shipment_id LIMIT 4)",
+                      std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now())));
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   std::set<std::int64_t> acknowledged;
-  SQLite::Statement query(*merchant, "SELECT shipment_id FROM fulfillsync_tracking WHERE acknowledged_at IS NOT NULL");
-  while (query.executeStep()) acknowledged.insert(query.getColumn(0).getInt64());
+  for (const auto& row : shop_app->query("SELECT shipment_id FROM fulfillsync_tracking WHERE acknowledged_at IS NOT NULL")) {
+    acknowledged.insert(std::stoll(row[0]));
+  }
   ASSERT_EQ(acknowledged.size(), 4u);
   for (const auto& [id, shipment] : sandbox_shipments()) {
     EXPECT_EQ(shipment.marks, acknowledged.contains(id) ? 1 : 0) << id;
@@ -343,7 +353,7 @@ TEST_F(PullSyncTest, AcknowledgedModeMarksOnlyWhatTheMerchantAcknowledged) {
   EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 4);
 }
 
-TEST_F(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
+TEST_P(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
   start();
   insert_returns("RMA", 5);
   auto result = once();
@@ -353,19 +363,17 @@ TEST_F(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
   advance_clock(31 * 3600);  // arrived after 24 h, processing 2 h later, completed 4 h after that
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
-  SQLite::Statement query(*merchant,
-                          "SELECT reference_id, remote_status, arrived_at IS NOT NULL, processing_at IS NOT NULL, "
-                          "completed_at IS NOT NULL, status_history, actions_taken FROM fulfillsync_return_sync");
   int seen = 0;
-  while (query.executeStep()) {
-    const std::string reference = query.getColumn(0).getString();
-    EXPECT_EQ(query.getColumn(1).getString(), "Completed") << reference;
-    EXPECT_EQ(query.getColumn(2).getInt() + query.getColumn(3).getInt() + query.getColumn(4).getInt(), 3) << reference;
-    const std::string history = query.getColumn(5).getString();
+  for (const auto& row : shop_app->query("SELECT reference_id, remote_status, CASE WHEN arrived_at IS NULL THEN 0 ELSE 1 END "
+                                     "+ CASE WHEN processing_at IS NULL THEN 0 ELSE 1 END + CASE WHEN completed_at IS "
+                                     "NULL THEN 0 ELSE 1 END, status_history, actions_taken FROM fulfillsync_return_sync")) {
+    const std::string& reference = row[0];
+    EXPECT_EQ(row[1], "Completed") << reference;
+    EXPECT_EQ(row[2], "3") << reference;
     for (const char* status : {"AwaitingArrival", "Arrived", "Processing", "Completed"}) {
-      EXPECT_THAT(history, HasSubstr(fmt::format("\"status\":\"{}\"", status))) << reference;
+      EXPECT_THAT(row[3], HasSubstr(fmt::format("\"status\":\"{}\"", status))) << reference;
     }
-    EXPECT_THAT(query.getColumn(6).getString(), HasSubstr("\"action\":\"Restock\"")) << reference;
+    EXPECT_THAT(row[4], HasSubstr("\"action\":\"Restock\"")) << reference;
     ++seen;
   }
   EXPECT_EQ(seen, 5);
@@ -384,7 +392,7 @@ TEST_F(PullSyncTest, ReturnsArePolledUntilCompletedWithTheirHistoryAndActions) {
   EXPECT_EQ(return_reads(), before);
 }
 
-TEST_F(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMarkingTwice) {
+TEST_P(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMarkingTwice) {
   start();
   insert_orders("BAK", 30);
   auto result = once();
@@ -423,7 +431,7 @@ TEST_F(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMark
   EXPECT_THAT(resync.stderr_text, HasSubstr("no job 'pull_lots' to resync"));
 }
 
-TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
+TEST_P(PullSyncTest, LotsAppearChangeAndDisappear) {
   start();
   watch(kWatchedInventory);
   auto result = once();
@@ -457,7 +465,7 @@ TEST_F(PullSyncTest, LotsAppearChangeAndDisappear) {
 // The checkpoint store has an order's cancel applied (a store restored from a copy that adopted it,
 // or a provider that undid it), yet the provider shows the order Processing, changed after the
 // cancel: the cancel is sent again, and only once.
-TEST_F(PullSyncTest, ACancelTheProviderDoesNotShowIsSentAgainOnce) {
+TEST_P(PullSyncTest, ACancelTheProviderDoesNotShowIsSentAgainOnce) {
   start();
   insert_order("AGAIN-0001", 1);
   auto result = once();
@@ -504,7 +512,7 @@ TEST_F(PullSyncTest, ACancelTheProviderDoesNotShowIsSentAgainOnce) {
 // An order cancelled at the merchant after it shipped: the provider refuses the cancel and the order
 // will be delivered. It is never silent: `status` lists it, the metric counts it (the alert's test
 // in monitoring/fulfillsync-alerts.test.yml fires on that series).
-TEST_F(PullSyncTest, ACancelAfterShippingIsListedAndCounted) {
+TEST_P(PullSyncTest, ACancelAfterShippingIsListedAndCounted) {
   start();
   insert_order("LATE-0001", 1);
   insert_order("LATE-0002", 2);
@@ -544,6 +552,8 @@ TEST_F(PullSyncTest, ACancelAfterShippingIsListedAndCounted) {
   running->send_signal(SIGTERM);
   EXPECT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
 }
+
+INSTANTIATE_TEST_SUITE_P(Drivers, PullSyncTest, kBothDrivers, driver_name);
 
 }  // namespace
 }  // namespace fulfillsync::testing

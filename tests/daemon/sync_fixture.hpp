@@ -8,6 +8,7 @@
 #include <array>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
@@ -34,61 +35,82 @@ constexpr int kRowsStayRejected = 65;
 constexpr std::array<std::pair<const char*, const char*>, 3> kProducts = {{
     {"TSHIRT-L", "Organic Cotton T-Shirt L"}, {"BATT-AA4", "AA Battery 4-pack"}, {"TOTE-CANVAS", "Canvas Tote Bag"}}};
 
-// Order `n` as the merchant application writes it: one or two lines of the demo catalogue, updated_at
-// now (or `updated_at`, as a transaction that took its timestamp early and committed late would leave it).
-inline void insert_order(SQLite::Database& db, const std::string& reference, int n,
-                         std::string_view updated_at = {}) {
-  SQLite::Statement order(db,
-                          "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, "
-                          "recipient_name, recipient_email, address1, city, state, zip_code, country, "
-                          "updated_at) VALUES (?, ?, ?, 'DTC', ?, ?, ?, 'Austin', 'TX', ?, 'US', "
-                          "coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))");
-  order.bind(1, reference);
-  order.bind(2, fmt::format("#{}", n));
-  order.bind(3, n % 3 == 0 ? "Express" : "Standard");
-  order.bind(4, fmt::format("Customer {}", n));
-  order.bind(5, fmt::format("customer{}@example.com", n));
-  order.bind(6, fmt::format("{} Main Street", n));
-  order.bind(7, fmt::format("{:05}", 10000 + n));
-  if (updated_at.empty()) order.bind(8);
-  else order.bind(8, std::string(updated_at));
-  order.exec();
+// A text value as an SQL literal (the tests' own values; both databases quote alike).
+inline std::string sql_text(std::string_view text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Order `n` as the merchant application writes it, as SQL that SQLite and PostgreSQL both run: one or
+// two lines of the demo catalogue, updated_at now (the table's default) or `updated_at`, as a
+// transaction that took its timestamp early and committed late would leave it.
+inline std::string order_sql(const std::string& reference, int n, std::string_view updated_at = {}) {
+  std::string sql = fmt::format(
+      "INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, recipient_name, "
+      "recipient_email, address1, city, state, zip_code, country{}) VALUES ({}, '#{}', '{}', 'DTC', 'Customer {}', "
+      "'customer{}@example.com', '{} Main Street', 'Austin', 'TX', '{:05}', 'US'{});",
+      updated_at.empty() ? "" : ", updated_at", sql_text(reference), n, n % 3 == 0 ? "Express" : "Standard", n, n, n,
+      10000 + n, updated_at.empty() ? "" : ", " + sql_text(updated_at));
   for (int line = 1; line <= 1 + n % 2; ++line) {
     const auto& [product, name] = kProducts[static_cast<std::size_t>(n + line) % kProducts.size()];
-    SQLite::Statement insert(db,
-                             "INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, "
-                             "product_reference_id, product_name, quantity) VALUES (?, ?, ?, ?, ?)");
-    insert.bind(1, reference);
-    insert.bind(2, line);
-    insert.bind(3, product);
-    insert.bind(4, name);
-    insert.bind(5, 1 + (n + line) % 3);
-    insert.exec();
+    sql += fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, "
+                       "product_name, quantity) VALUES ({}, {}, '{}', '{}', {});",
+                       sql_text(reference), line, product, name, 1 + (n + line) % 3);
   }
   if (!updated_at.empty()) {
     // The line triggers touched the order; put its old timestamp back, as a late commit would carry.
-    SQLite::Statement back(db, "UPDATE fulfillsync_orders SET updated_at = ? WHERE reference_id = ?");
-    back.bind(1, std::string(updated_at));
-    back.bind(2, reference);
-    back.exec();
+    sql += fmt::format("UPDATE fulfillsync_orders SET updated_at = {} WHERE reference_id = {};", sql_text(updated_at),
+                       sql_text(reference));
   }
+  return sql;
 }
 
 // Return `n`: one line of inventory 7002 to restock at center 8.
-inline void insert_return(SQLite::Database& db, const std::string& reference, int n) {
-  SQLite::Statement insert(db,
-                           "INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, "
-                           "fulfillment_center_name, tracking_number) VALUES (?, 8, 'Cicero (IL)', ?)");
-  insert.bind(1, reference);
-  insert.bind(2, fmt::format("1Z{:010}", n));
-  insert.exec();
-  SQLite::Statement line(db,
-                         "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, "
-                         "quantity, requested_action) VALUES (?, 1, 7002, ?, 'Restock')");
-  line.bind(1, reference);
-  line.bind(2, 1 + n % 2);
-  line.exec();
+inline std::string return_sql(const std::string& reference, int n) {
+  return fmt::format("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, fulfillment_center_name, "
+                     "tracking_number) VALUES ({0}, 8, 'Cicero (IL)', '1Z{1:010}');"
+                     "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, quantity, "
+                     "requested_action) VALUES ({0}, 1, 7002, {2}, 'Restock');",
+                     sql_text(reference), n, 1 + n % 2);
 }
+
+inline void insert_order(SQLite::Database& db, const std::string& reference, int n,
+                         std::string_view updated_at = {}) {
+  db.exec(order_sql(reference, n, updated_at));
+}
+
+inline void insert_return(SQLite::Database& db, const std::string& reference, int n) {
+  db.exec(return_sql(reference, n));
+}
+
+// The merchant's database as the shop's application reaches it, whichever the driver: SQL run, and
+// rows read back as text (NULL as ""). SQLite's here; PostgreSQL's in merchant_driver.hpp.
+class ShopConnection {
+ public:
+  virtual ~ShopConnection() = default;
+  // Runs SQL, several statements allowed. Throws std::runtime_error on a failure.
+  virtual void exec(const std::string& sql) = 0;
+  virtual std::vector<std::vector<std::string>> query(const std::string& sql) = 0;
+};
+
+class SqliteShopConnection : public ShopConnection {
+ public:
+  explicit SqliteShopConnection(SQLite::Database& db) : db_(db) {}
+  void exec(const std::string& sql) override { db_.exec(sql); }
+  std::vector<std::vector<std::string>> query(const std::string& sql) override {
+    std::vector<std::vector<std::string>> rows;
+    SQLite::Statement statement(db_, sql);
+    while (statement.executeStep()) {
+      auto& row = rows.emplace_back();
+      for (int i = 0; i < statement.getColumnCount(); ++i) row.push_back(statement.getColumn(i).getString());
+    }
+    return rows;
+  }
+
+ private:
+  SQLite::Database& db_;
+};
 
 // A shipment as the sandbox's admin path shows it.
 struct SandboxShipment {
@@ -118,8 +140,10 @@ class SyncFixture : public ::testing::Test {
   }
 
   // A new merchant database with the contract's source tables and their change log (as
-  // `fulfillsyncd upgrade-source` adds it), and no checkpoint store.
-  void create_merchant_database() {
+  // `fulfillsyncd upgrade-source` adds it), and no checkpoint store. A test on another driver makes
+  // its own database too (merchant_driver.hpp).
+  virtual void create_merchant_database() {
+    shop_app.reset();
     merchant.reset();
     for (const char* file : {"merchant.db", "merchant.db-wal", "merchant.db-shm", "checkpoint.db", "checkpoint.db-wal",
                              "checkpoint.db-shm"}) {
@@ -131,6 +155,7 @@ class SyncFixture : public ::testing::Test {
     merchant->exec("PRAGMA journal_mode = WAL");
     merchant->exec(read_file(source_path("schema/merchant/source_tables.sql")));
     merchant->exec(read_file(source_path("schema/merchant/change_log/0001_change_log.sql")));
+    shop_app = std::make_unique<SqliteShopConnection>(*merchant);
   }
 
   // The source tables as a shop that has not run `fulfillsyncd upgrade-source` has them: the daemon
@@ -153,9 +178,7 @@ class SyncFixture : public ::testing::Test {
   void write_config(std::string_view extra = "", std::string_view jobs = "", std::string_view merchant_keys = "") {
     write_file(config_path, "checkpoint:\n"
                             "  path: " + (dir / "checkpoint.db").string() + "\n"
-                            "merchant:\n"
-                            "  sqlite:\n"
-                            "    path: " + (dir / "merchant.db").string() + "\n" + std::string(merchant_keys) +
+                            "merchant:\n" + merchant_driver_yaml() + std::string(merchant_keys) +
                             "api:\n"
                             "  base_url: " + sandbox->base_url() + "\n"
                             "  allow_plain_http: true\n"
@@ -172,6 +195,11 @@ class SyncFixture : public ::testing::Test {
                             "    push_returns: {interval: 50ms}\n" + std::string(jobs) +
                             "metrics:\n"
                             "  enabled: false\n" + std::string(extra));
+  }
+
+  // The merchant section's driver and its keys (indented by two spaces).
+  virtual std::string merchant_driver_yaml() const {
+    return "  sqlite:\n    path: " + (dir / "merchant.db").string() + "\n";
   }
 
   // The sandbox, with a token the test can revoke (a sandbox reset forgets tokens added through the
@@ -219,50 +247,53 @@ class SyncFixture : public ::testing::Test {
   // --- the merchant's side -------------------------------------------------------------------
 
   void insert_order(const std::string& reference, int n, std::string_view updated_at = {}) {
-    fulfillsync::testing::insert_order(*merchant, reference, n, updated_at);
+    shop_app->exec(order_sql(reference, n, updated_at));
   }
 
+  // In one transaction.
   void insert_orders(const std::string& prefix, int count) {
-    SQLite::Transaction transaction(*merchant);
-    for (int i = 1; i <= count; ++i) insert_order(fmt::format("{}-{:04}", prefix, i), i);
-    transaction.commit();
+    std::string sql = "BEGIN;";
+    for (int i = 1; i <= count; ++i) sql += order_sql(fmt::format("{}-{:04}", prefix, i), i);
+    shop_app->exec(sql + "COMMIT;");
   }
 
   void insert_returns(const std::string& prefix, int count) {
-    SQLite::Transaction transaction(*merchant);
-    for (int i = 1; i <= count; ++i) insert_return(*merchant, fmt::format("{}-{:03}", prefix, i), i);
-    transaction.commit();
+    std::string sql = "BEGIN;";
+    for (int i = 1; i <= count; ++i) sql += return_sql(fmt::format("{}-{:03}", prefix, i), i);
+    shop_app->exec(sql + "COMMIT;");
   }
 
   void request_cancel(const std::string& reference) {
-    SQLite::Statement update(*merchant, "UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = ?");
-    update.bind(1, reference);
-    ASSERT_EQ(update.exec(), 1);
+    ASSERT_EQ(shop_app->query(fmt::format("UPDATE fulfillsync_orders SET cancel_requested = 1 WHERE reference_id = {} "
+                                      "RETURNING reference_id",
+                                      sql_text(reference)))
+                  .size(),
+              1u);
   }
 
-  void execute(const std::string& sql) { merchant->exec(sql); }
+  void execute(const std::string& sql) { shop_app->exec(sql); }
 
   // reference id -> state, from the result table.
   std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") {
     std::map<std::string, std::string> states;
-    SQLite::Statement query(*merchant, fmt::format("SELECT reference_id, state FROM {}", table));
-    while (query.executeStep()) states[query.getColumn(0).getString()] = query.getColumn(1).getString();
+    for (const auto& row : shop_app->query(fmt::format("SELECT reference_id, state FROM {}", table))) {
+      states[row[0]] = row[1];
+    }
     return states;
   }
 
   std::string result_column(std::string_view column, const std::string& reference,
                             std::string_view table = "fulfillsync_order_sync") {
-    SQLite::Statement query(*merchant, fmt::format("SELECT coalesce({}, '') FROM {} WHERE reference_id = ?", column,
-                                                   table));
-    query.bind(1, reference);
-    return query.executeStep() ? query.getColumn(0).getString() : "(no row)";
+    const auto rows = shop_app->query(fmt::format("SELECT coalesce(CAST({} AS TEXT), '') FROM {} WHERE reference_id = {}",
+                                              column, table, sql_text(reference)));
+    return rows.empty() ? "(no row)" : rows[0][0];
   }
 
   // The same before the daemon has created its result tables: "(no row)".
   std::string result_column_if_any(std::string_view column, const std::string& reference) {
     try {
       return result_column(column, reference);
-    } catch (const SQLite::Exception&) {
+    } catch (const std::runtime_error&) {
       return "(no row)";
     }
   }
@@ -443,7 +474,7 @@ class SyncFixture : public ::testing::Test {
     for (const auto deadline = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < deadline;) {
       try {
         if (result_column("state", reference, table) == state) return true;
-      } catch (const SQLite::Exception&) {
+      } catch (const std::runtime_error&) {
         // The result tables do not exist yet.
       }
       std::this_thread::sleep_for(50ms);
@@ -453,28 +484,23 @@ class SyncFixture : public ::testing::Test {
 
   std::map<std::int64_t, MerchantShipment> merchant_shipments() {
     std::map<std::int64_t, MerchantShipment> shipments;
-    SQLite::Statement query(*merchant,
-                            "SELECT s.shipment_id, coalesce(s.order_reference_id, ''), s.status, s.last_update_at, "
-                            "coalesce(t.tracking_number, ''), t.upload_marked_at IS NOT NULL, "
-                            "(SELECT count(*) FROM fulfillsync_shipment_items i WHERE i.shipment_id = s.shipment_id) "
-                            "FROM fulfillsync_shipments s LEFT JOIN fulfillsync_tracking t USING (shipment_id)");
-    while (query.executeStep()) {
-      shipments.emplace(query.getColumn(0).getInt64(),
-                        MerchantShipment{.order_reference = query.getColumn(1).getString(),
-                                         .status = query.getColumn(2).getString(),
-                                         .last_update_at = query.getColumn(3).getString(),
-                                         .tracking_number = query.getColumn(4).getString(),
-                                         .marked = query.getColumn(5).getInt() != 0,
-                                         .items = query.getColumn(6).getInt()});
+    for (const auto& row : shop_app->query(
+             "SELECT s.shipment_id, coalesce(s.order_reference_id, ''), s.status, s.last_update_at, "
+             "coalesce(t.tracking_number, ''), CASE WHEN t.upload_marked_at IS NULL THEN 0 ELSE 1 END, "
+             "(SELECT count(*) FROM fulfillsync_shipment_items i WHERE i.shipment_id = s.shipment_id) "
+             "FROM fulfillsync_shipments s LEFT JOIN fulfillsync_tracking t USING (shipment_id)")) {
+      shipments.emplace(std::stoll(row[0]), MerchantShipment{.order_reference = row[1],
+                                                             .status = row[2],
+                                                             .last_update_at = row[3],
+                                                             .tracking_number = row[4],
+                                                             .marked = row[5] == "1",
+                                                             .items = std::stoi(row[6])});
     }
     return shipments;
   }
 
-  long count(std::string_view sql) {
-    SQLite::Statement query(*merchant, std::string(sql));
-    query.executeStep();
-    return query.getColumn(0).getInt64();
-  }
+  // The first column of the first row, a count.
+  long count(std::string_view sql) { return std::stol(shop_app->query(std::string(sql)).at(0).at(0)); }
 
   // Nothing is marked at the provider that the merchant database does not hold.
   void expect_no_mark_without_merchant_tracking() {
@@ -521,7 +547,8 @@ class SyncFixture : public ::testing::Test {
 
   TempDir dir;
   std::filesystem::path config_path = dir / "fulfillsync.yaml";
-  std::unique_ptr<SQLite::Database> merchant;
+  std::unique_ptr<SQLite::Database> merchant;  // the SQLite merchant database, whatever the driver
+  std::unique_ptr<ShopConnection> shop_app;      // the shop's application on the configured driver
   std::unique_ptr<Sandbox> sandbox;
 };
 
