@@ -124,6 +124,22 @@ TEST_F(SourceIntakeTest, TheSweepTakesAnOrderWhoseOnlyChangeWasDropped) {
   EXPECT_EQ(found_by_sweep(), 1);
 }
 
+// Handled log entries wait for a quiet poll to be deleted. A poll woken only by another commit
+// (another table's, or the daemon's own result writes) finds nothing for its table: that is one.
+TEST_F(SourceIntakeTest, HandledChangesAreDeletedAtThePollThatFindsNothingForItsTable) {
+  auto reader = intake(1h);
+  EXPECT_FALSE(reader->poll(10));
+  insert_order_row("PRUNED-1");
+  EXPECT_FALSE(reader->poll(10));
+  ASSERT_TRUE(ledger.find(kCreate, "PRUNED-1"));
+  const auto entries = [&] { return app.execAndGet("SELECT count(*) FROM fulfillsync_changes").getInt(); };
+  ASSERT_GT(entries(), 0) << "deleted at once: the test no longer shows the quiet poll";
+
+  app.exec("CREATE TABLE shop_elsewhere (x INTEGER); INSERT INTO shop_elsewhere VALUES (1)");
+  EXPECT_FALSE(reader->poll(10));
+  EXPECT_EQ(entries(), 0);
+}
+
 // The shop writes the order, then its lines, each its own commit, and the intake reads between them:
 // the change dropped is a version without lines; the lines' changes name the order again, and change
 // detection takes its whole version. The sweep then has nothing to find.

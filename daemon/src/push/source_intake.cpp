@@ -275,7 +275,9 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
     }
     const merchant::ChangedKeys changes = source_.changes_after(kind, sequence_, options_.feed.batch_size);
     if (changes.entries == 0 && held_.empty()) {
-      // Another table's commit (or one whose entries were read already): nothing to offer or save.
+      // Another table's commit, or the daemon's own result writes: nothing to offer or save, and
+      // as quiet a moment as an unchanged counter to delete what was handled.
+      if (prune_owed_) prune_change_log();
       sequence_pending_ = more = false;
       continue;
     }
