@@ -1,4 +1,7 @@
+#include <sqlite3.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <SQLiteCpp/Statement.h>
@@ -648,6 +651,61 @@ TEST_F(PulledRecordsTest, WritesShipmentsWithItemsAndTrackingAndAReplayChangesNo
   EXPECT_EQ(shipment_rows(), shipments_before);
   EXPECT_EQ(item_rows(), items_before);
   EXPECT_EQ(tracking_rows(), tracking_before);
+}
+
+// Statements compiled into each pulled table, counted by SQLite's authorizer (called while a
+// statement is prepared, never when it runs) on every connection opened while it is registered.
+std::map<std::string, int>* g_prepared_writes = nullptr;
+
+int count_prepared_write(void*, int action, const char* table, const char* column, const char*, const char*) {
+  if (g_prepared_writes == nullptr || table == nullptr) return SQLITE_OK;
+  // An UPDATE is authorized column by column; no two of the writes update the same column.
+  if (action == SQLITE_INSERT) ++(*g_prepared_writes)[fmt::format("insert {}", table)];
+  if (action == SQLITE_DELETE) ++(*g_prepared_writes)[fmt::format("delete {}", table)];
+  if (action == SQLITE_UPDATE) ++(*g_prepared_writes)[fmt::format("update {}.{}", table, column)];
+  return SQLITE_OK;
+}
+
+int authorize_connection(sqlite3* db, const char**, const void*) {
+  sqlite3_set_authorizer(db, count_prepared_write, nullptr);
+  return SQLITE_OK;
+}
+
+// A pull writes a few shipments at a time, all day: each statement is prepared once per connection,
+// not once per page or row.
+TEST_F(PulledRecordsTest, EachWriteIsPreparedOncePerConnection) {
+  std::map<std::string, int> prepared;
+  sqlite3_auto_extension(reinterpret_cast<void (*)()>(authorize_connection));
+  auto counted = open();
+  sqlite3_cancel_auto_extension(reinterpret_cast<void (*)()>(authorize_connection));
+  created_order("O-1", 101);
+
+  g_prepared_writes = &prepared;
+  for (std::int64_t page = 0; page < 20; ++page) {
+    const std::vector<OrderStatusRecord> orders = {
+        {.reference_id = "O-1", .remote_id = 101, .status = "Processing", .as_of = t1}};
+    std::vector<ShipmentRecord> shipments;
+    for (std::int64_t i = 0; i < 5; ++i) {
+      auto written = shipment(5000 + page * 5 + i, t1);
+      written.is_tracking_uploaded = true;
+      shipments.push_back(std::move(written));
+    }
+    counted->pulled().write_shipments(orders, shipments);
+    counted->pulled().write_timeline(5000 + page, std::vector<TimelineEntryRecord>{{.timestamp = t1}, {.timestamp = t2}});
+  }
+  g_prepared_writes = nullptr;
+
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments"), 100);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline"), 40);
+  std::vector<std::string> more_than_once;
+  for (const auto& [statement, times] : prepared) {
+    if (times != 1) more_than_once.push_back(fmt::format("{}: {}", statement, times));
+  }
+  EXPECT_THAT(more_than_once, IsEmpty());
+  EXPECT_EQ(prepared.count("insert fulfillsync_shipments"), 1u);
+  EXPECT_EQ(prepared.count("insert fulfillsync_shipment_items"), 1u);
+  EXPECT_EQ(prepared.count("insert fulfillsync_tracking"), 1u);
+  EXPECT_EQ(prepared.count("insert fulfillsync_shipment_timeline"), 1u);
 }
 
 TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsItems) {

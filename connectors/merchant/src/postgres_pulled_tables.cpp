@@ -26,9 +26,8 @@ class PostgresResultStatements final : public ResultStatements {
     return connection_.run("writing the result tables", numbered_parameters(sql, values), parameters(values)).changed();
   }
 
-  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) override {
-    PgUpsert upsert(connection_, table, on_conflict);
-    return upsert.write(row);
+  std::unique_ptr<RowUpsert> upsert(std::string table, std::optional<OnConflict> on_conflict) override {
+    return std::make_unique<PgUpsert>(connection_, std::move(table), std::move(on_conflict));
   }
 
   std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) override {

@@ -329,14 +329,17 @@ void PostgresConnection::rollback() noexcept {
 }
 
 PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict)
-    : connection_(connection), table_(std::move(table)), on_conflict_(std::move(on_conflict)) {}
+    : connection_(connection),
+      table_(std::move(table)),
+      on_conflict_(std::move(on_conflict)),
+      task_(fmt::format("writing {}", table_)) {}
 
 int PgUpsert::write(SqlValues row) {
   if (sql_.empty()) {
     sql_ = upsert_sql(table_, row, on_conflict_,
                       [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
   }
-  return connection_.run(fmt::format("writing {}", table_), sql_, parameters(row)).changed();
+  return connection_.run(task_, sql_, parameters(row)).changed();
 }
 
 std::vector<PgParam> parameters(SqlValues values) {

@@ -214,19 +214,20 @@ class PostgresConnection {
 // Writes rows into one table one at a time, each value named beside its column, with the SQL of
 // SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
 // every later row names the same ones in the same order.
-class PgUpsert {
+class PgUpsert final : public RowUpsert {
  public:
+  using RowUpsert::write;
+
   PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict = std::nullopt);
 
-  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
-  int write(SqlValues row);
-  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+  int write(SqlValues row) override;
 
  private:
   PostgresConnection& connection_;
   std::string table_;
   std::optional<OnConflict> on_conflict_;
-  std::string sql_;  // of the first row
+  std::string task_;  // "writing <table>", for an error
+  std::string sql_;   // of the first row
 };
 
 // A statement's values as parameters, in order.

@@ -28,95 +28,146 @@ std::string now_text() { return timestamps::format_iso8601_z(timestamps::Clock::
 
 }  // namespace
 
+struct ResultPulledTables::Writes {
+  explicit Writes(ResultStatements& db)
+      : shipments_table(db.table("shipments")),
+        tracking_table(db.table("tracking")),
+        timeline_table(db.table("shipment_timeline")),
+        lots_table(db.table("inventory_lots")),
+        // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
+        order_status(fmt::format("UPDATE {} SET remote_status = :status, remote_updated_at = :as_of"
+                                 " WHERE reference_id = :reference_id"
+                                 " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)",
+                                 db.result_table(SourceKind::orders))),
+        shipments(db.upsert(shipments_table,
+                            OnConflict{.key = {"shipment_id"}, .where = "excluded.last_update_at >= t.last_update_at"})),
+        delete_items(fmt::format("DELETE FROM {} WHERE shipment_id = :shipment_id", db.table("shipment_items"))),
+        items(db.upsert(db.table("shipment_items"), std::nullopt)),
+        // The merchant acknowledged a tracking number, not a shipment: a new number needs a new
+        // acknowledgement. Whether it was marked uploaded is the shipment's, so that stays.
+        tracking(db.upsert(
+            tracking_table,
+            OnConflict{.key = {"shipment_id"},
+                       .set = {{"written_at", "CASE WHEN t.tracking_number = excluded.tracking_number THEN "
+                                              "t.written_at ELSE excluded.written_at END"},
+                               {"acknowledged_at",
+                                "CASE WHEN t.tracking_number = excluded.tracking_number THEN t.acknowledged_at END"}}})),
+        // The provider already lists it as uploaded (marked before the merchant database was restored
+        // from a backup, or by another integration): there is nothing left to mark.
+        already_marked(fmt::format(
+            "UPDATE {} SET upload_marked_at = :now WHERE shipment_id = :shipment_id AND upload_marked_at IS NULL",
+            tracking_table)),
+        delete_timeline(fmt::format("DELETE FROM {} WHERE shipment_id = :shipment_id", timeline_table)),
+        timeline(db.upsert(timeline_table, std::nullopt)),
+        // A failed attempt leaves upload_marked_at as it was; a success clears the last error.
+        marked(fmt::format("UPDATE {} SET upload_marked_at = :marked_at, mark_error = NULL, mark_attempts = "
+                           ":attempts WHERE shipment_id = :shipment_id",
+                           tracking_table)),
+        mark_failed(fmt::format(
+            "UPDATE {} SET mark_error = :error, mark_attempts = :attempts WHERE shipment_id = :shipment_id",
+            tracking_table)),
+        // Only returns the daemon pushed have a row; a status older than the one held changes nothing.
+        return_status(fmt::format(
+            "UPDATE {} SET remote_status = :status, remote_updated_at = :as_of, arrived_at = :arrived_at,"
+            " processing_at = :processing_at, completed_at = :completed_at, cancelled_at = :cancelled_at,"
+            " status_history = :status_history, actions_taken = :actions_taken WHERE reference_id = :reference_id"
+            " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)",
+            db.result_table(SourceKind::returns))),
+        held_lots(fmt::format("SELECT lot_number, location_id, location_name, lot_date, "
+                              "awaiting_quantity, committed_quantity, fulfillable_quantity, "
+                              "internal_transfer_quantity, on_hand_quantity FROM {} "
+                              "WHERE inventory_id = :inventory_id",
+                              lots_table)),
+        // Every listed lot is upserted, so synced_at says when its figures were last confirmed.
+        lots(db.upsert(lots_table, OnConflict{.key = {"inventory_id", "lot_number", "location_id"}})),
+        remove_lot(fmt::format(
+            "DELETE FROM {} WHERE inventory_id = :inventory_id AND lot_number = :lot_number AND location_id = :location_id",
+            lots_table)) {}
+
+  const std::string shipments_table, tracking_table, timeline_table, lots_table;
+  const std::string order_status;
+  const std::unique_ptr<RowUpsert> shipments;
+  const std::string delete_items;
+  const std::unique_ptr<RowUpsert> items, tracking;
+  const std::string already_marked, delete_timeline;
+  const std::unique_ptr<RowUpsert> timeline;
+  const std::string marked, mark_failed, return_status, held_lots;
+  const std::unique_ptr<RowUpsert> lots;
+  const std::string remove_lot;
+};
+
+ResultPulledTables::ResultPulledTables(std::unique_ptr<ResultStatements> statements)
+    : db_(std::move(statements)), writes_(std::make_unique<Writes>(*db_)) {}
+
+ResultPulledTables::~ResultPulledTables() = default;
+
 void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orders,
                                          std::span<const ShipmentRecord> shipments) {
   if (orders.empty() && shipments.empty()) return;
   ResultStatements& db = *db_;
-  db.in_write_transaction(fmt::format("writing {}", db.table("shipments")), [&] {
-    // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
-    const std::string order_status = fmt::format("UPDATE {} SET remote_status = :status, remote_updated_at = :as_of"
-                                                 " WHERE reference_id = :reference_id"
-                                                 " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)",
-                                                 db.result_table(SourceKind::orders));
-    const OnConflict shipment_rules{.key = {"shipment_id"}, .where = "excluded.last_update_at >= t.last_update_at"};
-    const std::string delete_items = fmt::format("DELETE FROM {} WHERE shipment_id = :shipment_id", db.table("shipment_items"));
-    // The merchant acknowledged a tracking number, not a shipment: a new number needs a new
-    // acknowledgement. Whether it was marked uploaded is the shipment's, so that stays.
-    const OnConflict tracking_rules{
-        .key = {"shipment_id"},
-        .set = {{"written_at",
-                 "CASE WHEN t.tracking_number = excluded.tracking_number THEN t.written_at ELSE excluded.written_at END"},
-                {"acknowledged_at", "CASE WHEN t.tracking_number = excluded.tracking_number THEN t.acknowledged_at END"}}};
-    // The provider already lists it as uploaded (marked before the merchant database was restored
-    // from a backup, or by another integration): there is nothing left to mark.
-    const std::string already_marked = fmt::format(
-        "UPDATE {} SET upload_marked_at = :now WHERE shipment_id = :shipment_id AND upload_marked_at IS NULL",
-        db.table("tracking"));
-
+  const Writes& w = *writes_;
+  db.in_write_transaction(fmt::format("writing {}", w.shipments_table), [&] {
     for (const OrderStatusRecord& order : orders) {
-      db.run(order_status, {{"status", order.status}, {"as_of", order.as_of}, {"reference_id", order.reference_id}});
+      db.run(w.order_status, {{"status", order.status}, {"as_of", order.as_of}, {"reference_id", order.reference_id}});
     }
 
     const std::string now = now_text();
     for (const ShipmentRecord& shipment : shipments) {
-      const int written = db.upsert(db.table("shipments"), shipment_rules,
-                                    {
-                                        {"shipment_id", shipment.shipment_id},
-                                        {"order_id", shipment.order_id},
-                                        {"order_reference_id", shipment.order_reference_id},
-                                        {"status", shipment.status},
-                                        {"status_detail_id", shipment.status_detail_id},
-                                        {"status_detail_name", shipment.status_detail_name},
-                                        {"location_id", shipment.location_id},
-                                        {"location_name", shipment.location_name},
-                                        {"ship_option", shipment.ship_option},
-                                        {"created_date", shipment.created_date},
-                                        {"actual_fulfillment_date", shipment.actual_fulfillment_date},
-                                        {"estimated_fulfillment_date", shipment.estimated_fulfillment_date},
-                                        {"delivery_date", shipment.delivery_date},
-                                        {"last_update_at", shipment.last_update_at},
-                                        {"invoice_amount", shipment.invoice_amount},
-                                        {"invoice_currency_code", shipment.invoice_currency_code},
-                                        {"is_tracking_uploaded", shipment.is_tracking_uploaded},
-                                        {"synced_at", now},
-                                    });
+      const int written = w.shipments->write({
+          {"shipment_id", shipment.shipment_id},
+          {"order_id", shipment.order_id},
+          {"order_reference_id", shipment.order_reference_id},
+          {"status", shipment.status},
+          {"status_detail_id", shipment.status_detail_id},
+          {"status_detail_name", shipment.status_detail_name},
+          {"location_id", shipment.location_id},
+          {"location_name", shipment.location_name},
+          {"ship_option", shipment.ship_option},
+          {"created_date", shipment.created_date},
+          {"actual_fulfillment_date", shipment.actual_fulfillment_date},
+          {"estimated_fulfillment_date", shipment.estimated_fulfillment_date},
+          {"delivery_date", shipment.delivery_date},
+          {"last_update_at", shipment.last_update_at},
+          {"invoice_amount", shipment.invoice_amount},
+          {"invoice_currency_code", shipment.invoice_currency_code},
+          {"is_tracking_uploaded", shipment.is_tracking_uploaded},
+          {"synced_at", now},
+      });
       if (written == 0) continue;  // an older record: its items and tracking are older too
-      db.run(delete_items, {{"shipment_id", shipment.shipment_id}});
+      db.run(w.delete_items, {{"shipment_id", shipment.shipment_id}});
       for (const ShipmentItemRecord& item : shipment.items) {
-        db.upsert(db.table("shipment_items"), std::nullopt,
-                  {
-                      {"shipment_id", shipment.shipment_id},
-                      {"line_number", item.line_number},
-                      {"product_id", item.product_id},
-                      {"product_reference_id", item.product_reference_id},
-                      {"sku", item.sku},
-                      {"product_name", item.product_name},
-                      {"inventory_id", item.inventory_id},
-                      {"lot", item.lot},
-                      {"expiration_date", item.expiration_date},
-                      {"quantity", item.quantity},
-                      {"quantity_committed", item.quantity_committed},
-                      {"serial_numbers", json_array(item.serial_numbers)},
-                  });
+        w.items->write({
+            {"shipment_id", shipment.shipment_id},
+            {"line_number", item.line_number},
+            {"product_id", item.product_id},
+            {"product_reference_id", item.product_reference_id},
+            {"sku", item.sku},
+            {"product_name", item.product_name},
+            {"inventory_id", item.inventory_id},
+            {"lot", item.lot},
+            {"expiration_date", item.expiration_date},
+            {"quantity", item.quantity},
+            {"quantity_committed", item.quantity_committed},
+            {"serial_numbers", json_array(item.serial_numbers)},
+        });
       }
       if (const auto& tracking = shipment.tracking) {
-        db.upsert(db.table("tracking"), tracking_rules,
-                  {
-                      {"shipment_id", shipment.shipment_id},
-                      {"order_id", shipment.order_id},
-                      {"order_reference_id", shipment.order_reference_id},
-                      {"tracking_number", tracking->tracking_number},
-                      {"carrier", tracking->carrier},
-                      {"carrier_service", tracking->carrier_service},
-                      {"tracking_url", tracking->tracking_url},
-                      {"scac", tracking->scac},
-                      {"bol", tracking->bol},
-                      {"pro_number", tracking->pro_number},
-                      {"shipping_date", tracking->shipping_date},
-                      {"last_tracking_update_at", tracking->last_tracking_update_at},
-                      {"written_at", now},
-                  });
-        if (shipment.is_tracking_uploaded) db.run(already_marked, {{"shipment_id", shipment.shipment_id}, {"now", now}});
+        w.tracking->write({
+            {"shipment_id", shipment.shipment_id},
+            {"order_id", shipment.order_id},
+            {"order_reference_id", shipment.order_reference_id},
+            {"tracking_number", tracking->tracking_number},
+            {"carrier", tracking->carrier},
+            {"carrier_service", tracking->carrier_service},
+            {"tracking_url", tracking->tracking_url},
+            {"scac", tracking->scac},
+            {"bol", tracking->bol},
+            {"pro_number", tracking->pro_number},
+            {"shipping_date", tracking->shipping_date},
+            {"last_tracking_update_at", tracking->last_tracking_update_at},
+            {"written_at", now},
+        });
+        if (shipment.is_tracking_uploaded) db.run(w.already_marked, {{"shipment_id", shipment.shipment_id}, {"now", now}});
       }
     }
   });
@@ -124,21 +175,20 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
 
 void ResultPulledTables::write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) {
   ResultStatements& db = *db_;
-  db.in_write_transaction(fmt::format("writing {}", db.table("shipment_timeline")), [&] {
-    db.run(fmt::format("DELETE FROM {} WHERE shipment_id = :shipment_id", db.table("shipment_timeline")),
-           {{"shipment_id", shipment_id}});
+  const Writes& w = *writes_;
+  db.in_write_transaction(fmt::format("writing {}", w.timeline_table), [&] {
+    db.run(w.delete_timeline, {{"shipment_id", shipment_id}});
     std::int64_t seq = 0;
     for (const TimelineEntryRecord& entry : entries) {
-      db.upsert(db.table("shipment_timeline"), std::nullopt,
-                {
-                    {"shipment_id", shipment_id},
-                    {"seq", ++seq},
-                    {"timestamp", entry.timestamp},
-                    {"log_type_id", entry.log_type_id},
-                    {"log_type_name", entry.log_type_name},
-                    {"log_type_text", entry.log_type_text},
-                    {"metadata", entry.metadata_json},
-                });
+      w.timeline->write({
+          {"shipment_id", shipment_id},
+          {"seq", ++seq},
+          {"timestamp", entry.timestamp},
+          {"log_type_id", entry.log_type_id},
+          {"log_type_name", entry.log_type_name},
+          {"log_type_text", entry.log_type_text},
+          {"metadata", entry.metadata_json},
+      });
     }
   });
 }
@@ -162,21 +212,13 @@ std::vector<TrackingToMark> ResultPulledTables::tracking_to_mark(std::int64_t af
 void ResultPulledTables::record_tracking_marks(std::span<const TrackingMarkResult> results) {
   if (results.empty()) return;
   ResultStatements& db = *db_;
-  db.in_write_transaction(fmt::format("writing {}", db.table("tracking")), [&] {
+  const Writes& w = *writes_;
+  db.in_write_transaction(fmt::format("writing {}", w.tracking_table), [&] {
     for (const TrackingMarkResult& result : results) {
-      // A failed attempt leaves upload_marked_at as it was; a success clears the last error.
-      const std::string sql =
-          result.marked_at
-              ? fmt::format("UPDATE {} SET upload_marked_at = :marked_at, mark_error = NULL, mark_attempts = "
-                            ":attempts WHERE shipment_id = :shipment_id",
-                            db.table("tracking"))
-              : fmt::format("UPDATE {} SET mark_error = :error, mark_attempts = :attempts WHERE shipment_id = "
-                            ":shipment_id",
-                            db.table("tracking"));
       if (result.marked_at) {
-        db.run(sql, {{"marked_at", result.marked_at}, {"attempts", result.attempts}, {"shipment_id", result.shipment_id}});
+        db.run(w.marked, {{"marked_at", result.marked_at}, {"attempts", result.attempts}, {"shipment_id", result.shipment_id}});
       } else {
-        db.run(sql, {{"error", result.error}, {"attempts", result.attempts}, {"shipment_id", result.shipment_id}});
+        db.run(w.mark_failed, {{"error", result.error}, {"attempts", result.attempts}, {"shipment_id", result.shipment_id}});
       }
     }
   });
@@ -186,15 +228,8 @@ void ResultPulledTables::write_return_statuses(std::span<const ReturnStatusRecor
   if (returns.empty()) return;
   ResultStatements& db = *db_;
   db.in_write_transaction(fmt::format("writing {}", db.result_table(SourceKind::returns)), [&] {
-    // Only returns the daemon pushed have a row; a status older than the one held changes nothing.
-    const std::string update = fmt::format(
-        "UPDATE {} SET remote_status = :status, remote_updated_at = :as_of, arrived_at = :arrived_at,"
-        " processing_at = :processing_at, completed_at = :completed_at, cancelled_at = :cancelled_at,"
-        " status_history = :status_history, actions_taken = :actions_taken WHERE reference_id = :reference_id"
-        " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)",
-        db.result_table(SourceKind::returns));
     for (const ReturnStatusRecord& record : returns) {
-      db.run(update, {{"status", record.status},
+      db.run(writes_->return_status, {{"status", record.status},
                       {"as_of", record.as_of},
                       {"arrived_at", record.arrived_at},
                       {"processing_at", record.processing_at},
@@ -221,17 +256,14 @@ std::vector<std::int64_t> ResultPulledTables::watched_inventory_ids() {
 
 LotChanges ResultPulledTables::replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) {
   ResultStatements& db = *db_;
-  const std::string table = db.table("inventory_lots");
+  const Writes& w = *writes_;
+  const std::string& table = w.lots_table;
   LotChanges changes;
   db.in_write_transaction(fmt::format("writing {}", table), [&] {
     // What is there now: to count the lots that change and to find those the provider no longer lists.
     std::map<std::pair<std::string, std::int64_t>, LotRecord> held;
     for (const auto& row : db.query(fmt::format("reading {}", table),
-                                    fmt::format("SELECT lot_number, location_id, location_name, lot_date, "
-                                                "awaiting_quantity, committed_quantity, fulfillable_quantity, "
-                                                "internal_transfer_quantity, on_hand_quantity FROM {} "
-                                                "WHERE inventory_id = :inventory_id",
-                                                table),
+                                    w.held_lots,
                                     {{"inventory_id", inventory_id}})) {
       LotRecord lot{.lot_number = row[0].value_or(""),
                     .lot_date = row[3],
@@ -245,36 +277,30 @@ LotChanges ResultPulledTables::replace_lots(std::int64_t inventory_id, std::span
       held.emplace(std::pair(lot.lot_number, lot.location_id), std::move(lot));
     }
 
-    // Every listed lot is upserted, so synced_at says when its figures were last confirmed.
-    const OnConflict rules{.key = {"inventory_id", "lot_number", "location_id"}};
     const std::string now = now_text();
     for (const LotRecord& lot : lots) {
       const auto found = held.find(std::pair(lot.lot_number, lot.location_id));
       if (found == held.end() || found->second != lot) ++changes.written;
       if (found != held.end()) held.erase(found);
       const LotQuantitiesRecord& q = lot.quantities;
-      db.upsert(table, rules,
-                {
-                    {"inventory_id", inventory_id},
-                    {"lot_number", lot.lot_number},
-                    {"location_id", lot.location_id},
-                    {"location_name", lot.location_name},
-                    {"lot_date", lot.lot_date},
-                    {"awaiting_quantity", q.awaiting},
-                    {"committed_quantity", q.committed},
-                    {"fulfillable_quantity", q.fulfillable},
-                    {"internal_transfer_quantity", q.internal_transfer},
-                    {"on_hand_quantity", q.on_hand},
-                    {"synced_at", now},
-                });
+      w.lots->write({
+          {"inventory_id", inventory_id},
+          {"lot_number", lot.lot_number},
+          {"location_id", lot.location_id},
+          {"location_name", lot.location_name},
+          {"lot_date", lot.lot_date},
+          {"awaiting_quantity", q.awaiting},
+          {"committed_quantity", q.committed},
+          {"fulfillable_quantity", q.fulfillable},
+          {"internal_transfer_quantity", q.internal_transfer},
+          {"on_hand_quantity", q.on_hand},
+          {"synced_at", now},
+      });
     }
 
-    const std::string remove = fmt::format(
-        "DELETE FROM {} WHERE inventory_id = :inventory_id AND lot_number = :lot_number AND location_id = :location_id",
-        table);
     for (const auto& [key, lot] : held) {
       changes.removed +=
-          db.run(remove, {{"inventory_id", inventory_id}, {"lot_number", key.first}, {"location_id", key.second}});
+          db.run(w.remove_lot, {{"inventory_id", inventory_id}, {"lot_number", key.first}, {"location_id", key.second}});
     }
   });
   return changes;

@@ -7,10 +7,13 @@
 namespace fulfillsync::merchant {
 
 // PulledTables, written once for both databases over the statements each runs (ResultStatements):
-// the pull side's result tables under the configured prefix.
+// the pull side's result tables under the configured prefix. The SQL of the writes that run once per
+// row is written when it is made, and each table's upsert kept: a pull writes a few rows at a time,
+// where writing the statements out again cost more than the rows.
 class ResultPulledTables final : public PulledTables {
  public:
-  explicit ResultPulledTables(std::unique_ptr<ResultStatements> statements) : db_(std::move(statements)) {}
+  explicit ResultPulledTables(std::unique_ptr<ResultStatements> statements);
+  ~ResultPulledTables() override;
 
   void write_shipments(std::span<const OrderStatusRecord> orders, std::span<const ShipmentRecord> shipments) override;
   void write_timeline(std::int64_t shipment_id, std::span<const TimelineEntryRecord> entries) override;
@@ -23,7 +26,10 @@ class ResultPulledTables final : public PulledTables {
   int remove_lots_except(std::span<const std::int64_t> inventory_ids) override;
 
  private:
+  struct Writes;  // the SQL and upserts, made once (result_pulled_tables.cpp)
+
   std::unique_ptr<ResultStatements> db_;
+  std::unique_ptr<Writes> writes_;
 };
 
 }  // namespace fulfillsync::merchant

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,6 +72,17 @@ struct OnConflict {
 std::string upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict,
                        const std::function<std::string(std::size_t index, std::string_view name)>& parameter);
 
+// Rows upserted one at a time into one table (upsert_sql), as each database writes them. The first
+// row fixes the columns and the statement; every later row names the same ones in the same order.
+// Kept for the next rows, so the statement is written (and where it can be, prepared) once.
+class RowUpsert {
+ public:
+  virtual ~RowUpsert() = default;
+  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
+  virtual int write(SqlValues row) = 0;
+  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+};
+
 // SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the
 // position of that name in `values` (from 1). Quoted text and `::` casts are left as they are.
 std::string numbered_parameters(std::string_view sql, SqlValues values);
@@ -93,15 +105,13 @@ class ResultStatements {
 
   // Runs `work` in one write transaction, failures as MerchantDatabaseError naming `task`.
   virtual void in_write_transaction(std::string_view task, const std::function<void()>& work) = 0;
-  // Inside it: runs a statement, returns the rows it changed; an upsert of one row (sql_values.hpp).
+  // Inside it: runs a statement, returns the rows it changed.
   virtual int run(const std::string& sql, SqlValues values) = 0;
   int run(const std::string& sql, std::initializer_list<Named> values) {
     return run(sql, SqlValues(values.begin(), values.size()));
   }
-  virtual int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) = 0;
-  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, std::initializer_list<Named> row) {
-    return upsert(table, on_conflict, SqlValues(row.begin(), row.size()));
-  }
+  // The upsert of rows into `table` (quoted), to keep and write with inside write transactions.
+  virtual std::unique_ptr<RowUpsert> upsert(std::string table, std::optional<OnConflict> on_conflict) = 0;
   // The rows of a query, in or out of a transaction.
   virtual std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) = 0;
   std::vector<Row> query(std::string_view task, const std::string& sql, std::initializer_list<Named> values) {

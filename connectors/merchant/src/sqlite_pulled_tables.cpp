@@ -23,16 +23,9 @@ class SqliteResultStatements final : public ResultStatements {
 
   int run(const std::string& sql, SqlValues values) override { return merchant::run(statement(sql), values); }
 
-  int upsert(const std::string& table, const std::optional<OnConflict>& on_conflict, SqlValues row) override {
-    // One prepared upsert per table, rules and columns: its SQL says all three.
-    auto& upsert = upserts_[upsert_sql(table, row, on_conflict, [](std::size_t, std::string_view name) {
-      return fmt::format(":{}", name);
-    })];
-    if (!upsert) {
-      upsert = on_conflict ? std::make_unique<Upsert>(connection_.db(), table, *on_conflict)
-                           : std::make_unique<Upsert>(connection_.db(), table);
-    }
-    return upsert->write(row);
+  std::unique_ptr<RowUpsert> upsert(std::string table, std::optional<OnConflict> on_conflict) override {
+    if (!on_conflict) return std::make_unique<Upsert>(connection_.db(), std::move(table));
+    return std::make_unique<Upsert>(connection_.db(), std::move(table), std::move(*on_conflict));
   }
 
   std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) override {
@@ -61,7 +54,6 @@ class SqliteResultStatements final : public ResultStatements {
 
   SqliteConnection& connection_;
   std::map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
-  std::map<std::string, std::unique_ptr<Upsert>> upserts_;
 };
 
 }  // namespace

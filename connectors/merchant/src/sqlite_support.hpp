@@ -96,18 +96,17 @@ inline int run(SQLite::Statement& statement, std::initializer_list<Named> values
 // Writes rows into one table one at a time, each value named beside its column: the one way the
 // SQLite faces insert or upsert. The first row fixes the columns; every later row names the same
 // ones in the same order.
-class Upsert {
+class Upsert final : public RowUpsert {
  public:
   using OnConflict = merchant::OnConflict;
+  using RowUpsert::write;
 
   // Plain inserts: a conflict fails.
   Upsert(SQLite::Database& db, std::string table);
   Upsert(SQLite::Database& db, std::string table, OnConflict on_conflict);
-  ~Upsert();
+  ~Upsert() override;
 
-  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
-  int write(SqlValues row);
-  int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+  int write(SqlValues row) override;
 
  private:
   std::string sql(SqlValues row) const;
