@@ -224,6 +224,8 @@ double catch_up_steps_per_row(int orders) {
 TEST(SourceIntakeCatchUpTest, ReadsEachRowOfTheTableABoundedNumberOfTimes) {
   const double small = catch_up_steps_per_row(500);
   const double large = catch_up_steps_per_row(5000);
+  RecordProperty("steps_per_row_500", std::to_string(small));
+  RecordProperty("steps_per_row_5000", std::to_string(large));
   EXPECT_LT(large, 1.5 * small) << "SQLite steps per row: " << small << " for 500 rows, " << large
                                 << " for 5,000 rows";
 }
