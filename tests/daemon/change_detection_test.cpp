@@ -273,6 +273,32 @@ TEST_F(ChangeDetectionTest, TenThousandChangesWhileStoppedAreSentOnceAndTheLogIs
   EXPECT_THAT(status.stdout_text, HasSubstr("; 0 rows changed since, not read yet"));
 }
 
+// The catch-up of the rows changed before the change log saves how far it has read: killed in the
+// middle, the next start goes on from there, and every order is created once.
+TEST_F(ChangeDetectionTest, ACatchUpKilledInTheMiddleGoesOnWithoutLossOrDuplicate) {
+  start_sandbox();
+  insert_orders("BEFORE", 1200);  // a first start reads them by the catch-up (sync.orders_since is 2020)
+  auto result = once({"FULFILLSYNC_FAILPOINTS=intake.before_commit@2"});
+  ASSERT_NE(result.exit_status, 0) << "the failpoint was not reached:\n" << result.stderr_text;
+  const auto saved = [&](const std::string& name) {
+    SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
+    SQLite::Statement query(store, "SELECT position FROM cursors WHERE job = ?");
+    query.bind(1, name);
+    return query.executeStep() ? query.getColumn(0).getString() : std::string("(none)");
+  };
+  const std::string position = saved("catch-up:fulfillsync_orders");
+  EXPECT_GT(position, "BEFORE-0001") << "the catch-up's position was not saved";
+  EXPECT_LT(position, "BEFORE-1200");
+  EXPECT_THAT(saved("changes:fulfillsync_orders"), ::testing::StartsWith("catch-up "));
+
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_order_sync WHERE state = 'created'"), 1200);
+  EXPECT_EQ(creates().first, 1200);
+  EXPECT_EQ(provider_orders().size(), 1200u);
+  EXPECT_THAT(saved("changes:fulfillsync_orders"), ::testing::Not(::testing::StartsWith("catch-up ")));
+}
+
 // A database written by the schema without the change log: `upgrade-source` adds it while the shop
 // inserts orders, twice (the second changes nothing); then a stepped-back clock hides nothing.
 TEST_F(ChangeDetectionTest, UpgradeSourceWhileTheMerchantInsertsLosesNothing) {

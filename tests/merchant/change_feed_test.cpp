@@ -30,6 +30,10 @@ class CountingSource final : public SourceTables {
                                                 std::size_t limit) override {
     return source_.open_row_versions(kind, after_key, limit);
   }
+  std::vector<OrderRow> read_orders_by_key(const KeyRange& range) override { return source_.read_orders_by_key(range); }
+  std::vector<ReturnRow> read_returns_by_key(const KeyRange& range) override {
+    return source_.read_returns_by_key(range);
+  }
   std::vector<OrderRow> read_orders(std::span<const std::string> keys) override { return source_.read_orders(keys); }
   std::vector<ReturnRow> read_returns(std::span<const std::string> keys) override { return source_.read_returns(keys); }
   std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) override {

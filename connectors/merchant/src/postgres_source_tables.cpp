@@ -88,6 +88,16 @@ std::vector<Row> read_range(PostgresConnection& connection, const ReadRange& ran
 }
 
 template <typename Row>
+std::vector<Row> read_key_range(PostgresConnection& connection, const KeyRange& range) {
+  const std::string where =
+      fmt::format(R"(t.reference_id COLLATE "C" > $1::text AND ({}) > ($2::timestamptz, $3::text))", kChangeOrder);
+  const std::string sql = select_rows_sql<Row>(connection, where) + R"( ORDER BY t.reference_id COLLATE "C" LIMIT $4)";
+  const PgParam params[] = {range.after_key, cursor_time(range.changed_after.updated_at),
+                            range.changed_after.reference_id, std::to_string(range.limit)};
+  return read_snapshot<Row>(connection, sql, params);
+}
+
+template <typename Row>
 std::vector<Row> read_keys(PostgresConnection& connection, std::span<const std::string> keys) {
   if (keys.empty()) return {};
   const std::string sql =
@@ -216,6 +226,12 @@ std::vector<OrderRow> PostgresSourceTables::read_orders(const ReadRange& range) 
 }
 std::vector<ReturnRow> PostgresSourceTables::read_returns(const ReadRange& range) {
   return read_range<ReturnRow>(connection_, range);
+}
+std::vector<OrderRow> PostgresSourceTables::read_orders_by_key(const KeyRange& range) {
+  return read_key_range<OrderRow>(connection_, range);
+}
+std::vector<ReturnRow> PostgresSourceTables::read_returns_by_key(const KeyRange& range) {
+  return read_key_range<ReturnRow>(connection_, range);
 }
 std::vector<OrderRow> PostgresSourceTables::read_orders(std::span<const std::string> reference_ids) {
   return read_keys<OrderRow>(connection_, reference_ids);

@@ -31,6 +31,8 @@ class PostgresSourceTables final : public SourceTables {
   std::uint64_t change_counter() override;
   std::vector<OrderRow> read_orders(const ReadRange& range) override;
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
+  std::vector<OrderRow> read_orders_by_key(const KeyRange& range) override;
+  std::vector<ReturnRow> read_returns_by_key(const KeyRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
   std::vector<OpenRowVersion> open_row_versions(SourceKind kind, std::string_view after_key,

@@ -107,6 +107,18 @@ std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
 }
 
 template <typename Row>
+std::vector<Row> read_key_range(SQLite::Database& db, const KeyRange& range) {
+  // The primary key gives the order: each page computes the change time of its own rows only.
+  const std::string where = "t.reference_id > ?1 AND (" + std::string(kChangeTimeSql) + ", t.reference_id) > (?2, ?3)";
+  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY t.reference_id LIMIT ?4");
+  query.bind(1, range.after_key);
+  query.bind(2, range.changed_after.updated_at);
+  query.bind(3, range.changed_after.reference_id);
+  query.bind(4, static_cast<int64_t>(range.limit));
+  return collect<Row>(db, query);
+}
+
+template <typename Row>
 std::vector<Row> read_keys(SQLite::Database& db, std::span<const std::string> keys) {
   std::vector<Row> rows;
   constexpr std::size_t kKeysPerQuery = 500;
@@ -143,6 +155,12 @@ std::vector<OrderRow> SqliteSourceTables::read_orders(const ReadRange& range) {
 }
 std::vector<ReturnRow> SqliteSourceTables::read_returns(const ReadRange& range) {
   return read_snapshot<ReturnRow>(connection_, [&] { return read_range<ReturnRow>(db(), range); });
+}
+std::vector<OrderRow> SqliteSourceTables::read_orders_by_key(const KeyRange& range) {
+  return read_snapshot<OrderRow>(connection_, [&] { return read_key_range<OrderRow>(db(), range); });
+}
+std::vector<ReturnRow> SqliteSourceTables::read_returns_by_key(const KeyRange& range) {
+  return read_snapshot<ReturnRow>(connection_, [&] { return read_key_range<ReturnRow>(db(), range); });
 }
 std::vector<OrderRow> SqliteSourceTables::read_orders(std::span<const std::string> reference_ids) {
   return read_snapshot<OrderRow>(

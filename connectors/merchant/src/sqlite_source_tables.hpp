@@ -14,6 +14,8 @@ class SqliteSourceTables final : public SourceTables {
   std::uint64_t change_counter() override;
   std::vector<OrderRow> read_orders(const ReadRange& range) override;
   std::vector<ReturnRow> read_returns(const ReadRange& range) override;
+  std::vector<OrderRow> read_orders_by_key(const KeyRange& range) override;
+  std::vector<ReturnRow> read_returns_by_key(const KeyRange& range) override;
   std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) override;
   std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) override;
   // One statement a page (sqlite_content_hash.hpp): the hashes computed by SQLite, the page's lines

@@ -158,14 +158,29 @@ std::string SourceIntake<Row>::sequence_name() {
 }
 
 template <typename Row>
+std::string SourceIntake<Row>::catch_up_name() {
+  return fmt::format("catch-up:{}",
+                     std::is_same_v<Row, OrderRow> ? merchant::kOrdersTable : merchant::kReturnsTable);
+}
+
+template <typename Row>
 void SourceIntake<Row>::start_sequence() {
   by_sequence_ = source_.has_change_log();
   if (!by_sequence_) return;
+  // The catch-up reads after the saved cursor (which it does not move), and look_back behind it, as
+  // the look-back window would have: a row committed late below the cursor is not missed.
+  catch_up_from_ = feed_->cursor();
+  if (const auto at = timestamps::parse_iso8601(catch_up_from_.updated_at)) {
+    const merchant::ChangeCursor behind{timestamps::format_iso8601_z(*at - options_.feed.look_back), ""};
+    catch_up_from_ = std::max(starting_cursor(), behind);
+  }
+  caught_up_through_ = feed_->cursor();
   constexpr std::string_view kCatchUp = "catch-up ";
   const std::string table = cursor_name().substr(cursor_name().find(':') + 1);
   if (const auto saved = store_.cursor(sequence_name())) {
     catching_up_ = saved->starts_with(kCatchUp);
     sequence_ = catching_up_ ? saved->substr(kCatchUp.size()) : *saved;
+    if (catching_up_) catch_up_key_ = store_.cursor(catch_up_name()).value_or("");
     // (While catching up, the read by updated_at covers what the log forgot.)
     if (catching_up_ || !source_.changes_forgotten_after(source_kind<Row>(), sequence_)) return;
     // A store restored from an older copy: changes after its position were handled (by the store
@@ -176,25 +191,90 @@ void SourceIntake<Row>::start_sequence() {
                  "it is older than the store that handled them (restored from a backup?); reading the table "
                  "again by updated_at from the saved read position, then by the change log",
                  table, sequence_.empty() ? "0" : sequence_);
-    catching_up_ = true;
     sequence_ = "";
-    save_sequence();
+    begin_catch_up();
     return;
   }
   // A first start ever reads the log from its end (history is not pushed); a first start after the
   // log was added reads all of it, which holds every change since. Either way, what changed before
   // is read once by updated_at, from the saved cursor or the starting point.
-  catching_up_ = true;
   sequence_ = store_.cursor(cursor_name()) ? "" : source_.change_log_end(source_kind<Row>());
-  save_sequence();
+  begin_catch_up();
   spdlog::info("{}: reading by the change log from position {}", table, sequence_.empty() ? "0" : sequence_);
 }
 
 template <typename Row>
-merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
+void SourceIntake<Row>::begin_catch_up() {
+  // The log's position is saved first: what changes while the catch-up reads comes by the log.
+  catching_up_ = true;
+  catch_up_key_.clear();
+  catch_up_held_before_.reset();
+  store_.save_cursor(catch_up_name(), "");
+  save_sequence();
+}
+
+template <typename Row>
+bool SourceIntake<Row>::catch_up() {
+  const std::size_t limit = options_.feed.batch_size;
+  const merchant::KeyRange range{.after_key = catch_up_key_, .changed_after = catch_up_from_, .limit = limit};
+  std::vector<Row> page = [&] {
+    if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders_by_key(range);
+    else return source_.read_returns_by_key(range);
+  }();
+  const bool full = page.size() == limit;
+  const std::string last_key = page.empty() ? catch_up_key_ : page.back().reference_id;
+  // Rows whose updated_at is ahead of the clock are rejected with the reason, as the feed reports them.
+  const merchant::ChangeCursor reach = merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now());
+  std::vector<Row> rows;
+  std::vector<Row> ahead;
+  for (Row& row : page) {
+    const merchant::ChangeCursor at{row.change_time, row.reference_id};
+    if (at < reach) {
+      caught_up_through_ = std::max(caught_up_through_, at);
+      rows.push_back(std::move(row));
+    } else {
+      ahead.push_back(std::move(row));
+    }
+  }
+  if (!rows.empty() || !ahead.empty() || !held_.empty()) {
+    std::optional<std::string> held_before = catch_up_held_before_;
+    offer(rows, ahead, [&] {
+      // Stay before every held row, so that a restart reads it again.
+      if (held_.empty()) {
+        held_before.reset();
+      } else if (!held_before) {
+        held_before = catch_up_key_;
+      }
+      store_.save_cursor(catch_up_name(), held_before.value_or(last_key));
+    });
+    catch_up_held_before_ = std::move(held_before);
+  }
+  catch_up_key_ = last_key;
+  return full;
+}
+
+template <typename Row>
+void SourceIntake<Row>::end_catch_up() {
+  // The read position by updated_at, for a reader without the log: past every row handed out.
+  store_.save_cursor(cursor_name(), encode_cursor(caught_up_through_));
+  catching_up_ = false;
+  prune_owed_ = true;  // what the log held before its position was handled by the catch-up
+  unpruned_ = kPruneBatch;
+  save_sequence();
+  spdlog::info("{}: rows changed before the change log are read; reading by the change log from here on",
+               cursor_name().substr(cursor_name().find(':') + 1));
+}
+
+template <typename Row>
+merchant::ChangeCursor SourceIntake<Row>::starting_cursor() const {
   // In the form rows' change times take (sync.orders_since may be written `2026-03-01T00:00:00Z`).
   const auto since = timestamps::parse_iso8601(options_.starting_point);
-  const merchant::ChangeCursor floor{since ? timestamps::format_iso8601_z(*since) : options_.starting_point, ""};
+  return {since ? timestamps::format_iso8601_z(*since) : options_.starting_point, ""};
+}
+
+template <typename Row>
+merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
+  const merchant::ChangeCursor floor = starting_cursor();
   merchant::ChangeCursor start = floor;
   const auto saved = store_.cursor(cursor_name());
   const auto cursor = saved ? decode_cursor(*saved) : std::nullopt;
@@ -222,6 +302,8 @@ bool SourceIntake<Row>::poll(int max_batches) {
     feed_ = std::make_unique<merchant::ChangeFeed<Row>>(make_feed());
     held_.clear();
     held_before_.reset();
+    catch_up_key_ = catch_up_held_before_.value_or(catch_up_key_);
+    catch_up_held_before_.reset();
     throw;
   }
 }
@@ -246,18 +328,11 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
   bool more = true;
   for (int i = 0; i < max_batches && more; ++i) {
     if (catching_up_) {
-      auto batch = feed_->poll();
-      if (!batch.rows.empty() || !batch.ahead.empty() || !held_.empty()) {
-        offer(batch.rows, batch.ahead, [&] { save_cursor(); });
-      }
-      if (!batch.more) {
-        catching_up_ = false;
-        prune_owed_ = true;  // what the log held before its position was handled by the catch-up
-        unpruned_ = kPruneBatch;
-        save_sequence();
-        spdlog::info("{}: rows changed before the change log are read; reading by the change log from here on",
-                     cursor_name().substr(cursor_name().find(':') + 1));
-      }
+      if (catch_up()) continue;
+      // Read to the end; it ends once no row it read is held (a restart would not read it again),
+      // which the next poll tries again.
+      more = !catch_up_held_before_;
+      if (more) end_catch_up();
       continue;
     }
     if (!sequence_pending_) {

@@ -5,7 +5,7 @@
 //
 // Contract for an implementation (failures: database_error.hpp):
 // - Rows come back with their lines and `content_hash` filled, read in one snapshot per call.
-// - Order: `(change_time, reference_id)` for ranges, reference_id for the open rows. change_time is
+// - Order: `(change_time, reference_id)` for ranges, reference_id for key ranges and the open rows. change_time is
 //   updated_at as an instant in the contract's form (source_rows.hpp), whatever text is stored.
 // - A change order of its own (a change log, transaction ids) is optional: without one,
 //   has_change_log() is false and the daemon reads by `(updated_at, reference_id)`; the defaults of
@@ -37,6 +37,15 @@ struct ChangeCursor {
 struct ReadRange {
   ChangeCursor after{};
   std::optional<ChangeCursor> through{};
+  std::size_t limit = 250;
+};
+
+// Rows with (updated_at, reference_id) > changed_after, in reference_id order after `after_key`, at
+// most `limit`: reading a whole table once in the order its primary key keeps, so the cost does not
+// grow with the rows before or after a page (an order by change time computes every row's per page).
+struct KeyRange {
+  std::string after_key{};
+  ChangeCursor changed_after{};
   std::size_t limit = 250;
 };
 
@@ -74,6 +83,9 @@ class SourceTables {
   // Changed rows with their lines, in (updated_at, reference_id) order.
   virtual std::vector<OrderRow> read_orders(const ReadRange& range) = 0;
   virtual std::vector<ReturnRow> read_returns(const ReadRange& range) = 0;
+  // Changed rows with their lines, by reference_id (the change log's catch-up of older changes).
+  virtual std::vector<OrderRow> read_orders_by_key(const KeyRange& range) = 0;
+  virtual std::vector<ReturnRow> read_returns_by_key(const KeyRange& range) = 0;
   // The rows with these keys (absent keys are left out), e.g. for `retry REFERENCE_ID`.
   virtual std::vector<OrderRow> read_orders(std::span<const std::string> reference_ids) = 0;
   virtual std::vector<ReturnRow> read_returns(std::span<const std::string> reference_ids) = 0;

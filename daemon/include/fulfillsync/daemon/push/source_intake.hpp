@@ -91,10 +91,16 @@ class SourceIntake final : public Intake {
   // The same for the change log position: "changes:fulfillsync_orders". Its value is the position,
   // preceded by "catch-up " while changes from before the log are still read by updated_at.
   static std::string sequence_name();
+  // The same for the last reference id handled by that catch-up: "catch-up:fulfillsync_orders".
+  static std::string catch_up_name();
 
  private:
   bool poll_by_time(int max_batches);
   bool poll_by_sequence(int max_batches);
+  // One page of the catch-up; returns whether a full page was read (more wait).
+  bool catch_up();
+  void begin_catch_up();
+  void end_catch_up();
   // Offers one batch of rows read (and rows found ahead of the clock) to the ledger, runs `save`
   // (the read position) and commits, all in one ledger batch.
   template <typename Save>
@@ -114,6 +120,7 @@ class SourceIntake final : public Intake {
   // One batch of the reconciliation sweep; returns whether the pass has more to compare.
   bool sweep();
   merchant::ChangeFeed<Row> make_feed();
+  merchant::ChangeCursor starting_cursor() const;  // the starting point, as a cursor
   void start_sequence();
 
   merchant::SourceTables& source_;
@@ -127,6 +134,11 @@ class SourceIntake final : public Intake {
   // Reading by the change log.
   bool by_sequence_ = false;
   bool catching_up_ = false;                // changes from before the log: read by updated_at first
+  // The catch-up: rows after catch_up_from_ in (updated_at, reference_id) order, read by reference_id.
+  merchant::ChangeCursor catch_up_from_;
+  std::string catch_up_key_;                         // the last reference id handled
+  std::optional<std::string> catch_up_held_before_;  // the key before the first page with a row now held
+  merchant::ChangeCursor caught_up_through_;         // the latest (updated_at, reference_id) handed out
   std::string sequence_;                    // the position handled
   std::optional<std::string> held_before_;  // the position before the first batch with a row now held
   std::optional<std::uint64_t> counter_;    // change_counter() at the last read of the log
