@@ -144,23 +144,6 @@ TEST_F(RecoveryTest, ACancelQueuedByAStoreSinceReplacedByAnOlderCopyIsSent) {
   result = once();  // reads the cancel, queues it, deletes its log entry; sends nothing
   ASSERT_EQ(cancels_processed()["ORD-0005"], 0) << result.stderr_text;
   ASSERT_EQ(ledger_count("pending"), 1) << result.stderr_text;
-  {
-    // The daemon deletes the entries it handled within a minute, or at its next quiet poll; this
-    // short run ended first: delete them as it would, noting how far.
-    SQLite::Database db(store().string(), SQLite::OPEN_READONLY);
-    SQLite::Statement saved(db, "SELECT position FROM cursors WHERE job = 'changes:fulfillsync_orders'");
-    ASSERT_TRUE(saved.executeStep());
-    const std::int64_t through = std::stoll(saved.getColumn(0).getString());
-    SQLite::Statement forget(*merchant, "DELETE FROM fulfillsync_changes WHERE source_table = 'fulfillsync_orders' "
-                                        "AND seq <= ?");
-    forget.bind(1, through);
-    forget.exec();
-    SQLite::Statement mark(*merchant, "INSERT INTO fulfillsync_changes_forgotten (source_table, through) VALUES "
-                                      "('fulfillsync_orders', ?) ON CONFLICT (source_table) DO UPDATE SET "
-                                      "through = max(through, excluded.through)");
-    mark.bind(1, through);
-    mark.exec();
-  }
 
   write_file(config_path, config);
   restore_store(dir / "backup.db");
