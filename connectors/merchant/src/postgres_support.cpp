@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/doubling.hpp"
+#include "fulfillsync/common/invariant.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -229,6 +230,7 @@ PgResult PostgresConnection::execute(std::string_view task, const std::string& s
   }
   std::vector<const char*> values;
   for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
+  ++round_trips_;
   PgResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
                                nullptr, nullptr, 0));
   const PGresult* raw = result.raw();
@@ -292,6 +294,7 @@ void PostgresConnection::run_script(std::string_view task, const std::string& sq
   if (connection_ == nullptr) {
     fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
   }
+  ++round_trips_;
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -325,7 +328,81 @@ void PostgresConnection::rollback() noexcept {
   in_transaction_ = false;
   // Nothing to roll back on a broken connection: the server ended the transaction with it.
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) return;
+  ++round_trips_;
   PQclear(PQexec(connection_, "ROLLBACK"));
+}
+
+std::vector<int> PostgresConnection::run_in_one_round_trip(std::string_view task, const std::string& sql,
+                                                           std::span<const std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
+  std::vector<int> changed;
+  if (rows.empty()) return changed;
+  open_if_lost(task);
+  ++round_trips_;
+  const auto send = [&](const std::string& statement, std::span<const PgParam> params) {
+    std::vector<const char*> values;
+    for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
+    return PQsendQueryParams(connection_, statement.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                             nullptr, nullptr, 0) == 1;
+  };
+  bool sent = PQenterPipelineMode(connection_) == 1 && send("BEGIN", {});
+  for (const std::vector<PgParam>& row : rows) sent = sent && send(sql, row);
+  sent = sent && send("COMMIT", {}) && PQpipelineSync(connection_) == 1;
+  if (!sent) {
+    // Only a broken connection refuses to queue: its state is unknown, so it is opened afresh.
+    fail(task, pg_error_message(connection_), DatabaseFailure::connection_lost);
+  }
+
+  // One result per statement (BEGIN, the rows, COMMIT), each followed by a null, then the sync's.
+  // After an error the server skips the rest (PGRES_PIPELINE_ABORTED) up to the sync.
+  std::size_t statement = 0;
+  std::optional<std::pair<std::string, DatabaseFailure>> error;
+  bool synced = false;
+  int nulls_in_a_row = 0;
+  while (!synced) {
+    PGresult* raw = PQgetResult(connection_);
+    if (raw == nullptr) {
+      // Two in a row: nothing more will come (a lost connection ends the pipeline so).
+      if (++nulls_in_a_row > 1 || PQstatus(connection_) == CONNECTION_BAD) break;
+      continue;
+    }
+    nulls_in_a_row = 0;
+    const PgResult result(raw);
+    switch (PQresultStatus(raw)) {
+      case PGRES_PIPELINE_SYNC: synced = true; break;
+      case PGRES_COMMAND_OK:
+      case PGRES_TUPLES_OK:
+        if (statement >= 1 && statement <= rows.size()) changed.push_back(result.changed());
+        ++statement;
+        break;
+      case PGRES_PIPELINE_ABORTED: ++statement; break;
+      default: {
+        const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+        const std::string message = one_line(PQresultErrorMessage(raw));
+        if (!error) {
+          error.emplace(sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message,
+                        classify(connection_, sqlstate));
+        }
+        ++statement;
+      }
+    }
+  }
+  if (!synced || PQexitPipelineMode(connection_) != 1) {
+    // The connection went midway: the server rolled the transaction back, unless it went after COMMIT
+    // was run.
+    const std::string message = error ? error->first : pg_error_message(connection_);
+    fail(task,
+         statement > rows.size() ? fmt::format("{}; whether the transaction committed is unknown: it is written "
+                                               "again, which changes nothing if it did",
+                                               message)
+                                 : message,
+         DatabaseFailure::connection_lost);
+  }
+  if (error) {
+    rollback();  // the failed transaction waits for it
+    fail(task, error->first, error->second);
+  }
+  return changed;
 }
 
 PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict)
@@ -340,6 +417,16 @@ int PgUpsert::write(SqlValues row) {
                       [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
   }
   return connection_.run(task_, sql_, parameters(row)).changed();
+}
+
+void PgUpsert::write_in_one_round_trip(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) return;
+  const std::string sql = upsert_sql(table_, rows.front(), on_conflict_,
+                                     [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
+  std::vector<std::vector<PgParam>> params;
+  params.reserve(rows.size());
+  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
+  connection_.run_in_one_round_trip(fmt::format("writing {}", table_), sql, params);
 }
 
 std::vector<PgParam> parameters(SqlValues values) {

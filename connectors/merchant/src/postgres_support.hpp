@@ -132,6 +132,18 @@ class PostgresConnection {
   // Runs SQL text of several statements without parameters: the reference DDL, nothing with values.
   void run_script(std::string_view task, const std::string& sql);
 
+  // Runs `sql` once for each of `rows` (bound as its parameters) in one write transaction of its own,
+  // in one round trip: BEGIN, the statements and COMMIT go out together (libpq's pipeline mode), so
+  // a batch costs one wait on the server, not one per row. Returns the rows each statement changed.
+  // Fails as a transaction does: the first error rolls the whole batch back (the connection stays
+  // usable, or is dropped and opened again when it was lost); not inside in_transaction.
+  std::vector<int> run_in_one_round_trip(std::string_view task, const std::string& sql,
+                                         std::span<const std::vector<PgParam>> rows);
+
+  // Round trips to the server so far (each statement, script or pipeline waited on): what the
+  // batched writes save, for tests.
+  std::uint64_t round_trips() const { return round_trips_; }
+
   enum class Transaction {
     read_snapshot,  // REPEATABLE READ READ ONLY: every statement sees one snapshot
     write,          // READ COMMITTED
@@ -209,9 +221,10 @@ class PostgresConnection {
   std::chrono::steady_clock::time_point next_open_at_{};  // no try before (the back-off)
   std::string last_open_error_;
   std::string farewell_;  // the server's last FATAL message (why it ended the connection)
+  std::uint64_t round_trips_ = 0;
 };
 
-// Writes rows into one table one at a time, each value named beside its column, with the SQL of
+// Writes rows into one table one at a time (or a batch in one round trip), each value named beside its column, with the SQL of
 // SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
 // every later row names the same ones in the same order.
 class PgUpsert final : public RowUpsert {
@@ -221,6 +234,9 @@ class PgUpsert final : public RowUpsert {
   PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict = std::nullopt);
 
   int write(SqlValues row) override;
+  // Writes every row in one transaction of its own and one round trip
+  // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
+  void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
 
  private:
   PostgresConnection& connection_;
