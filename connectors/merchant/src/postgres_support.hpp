@@ -238,9 +238,9 @@ class PostgresConnection {
   std::vector<Statement> queued_;  // run_later's, in order
 };
 
-// Writes rows into one table one at a time (or a batch in one round trip), each value named beside its column, with the SQL of
-// SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
-// every later row names the same ones in the same order.
+// Writes rows into one table one at a time (or a batch in one round trip), each value named beside
+// its column, with the SQL of SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The
+// first row fixes the columns; every later row names the same ones in the same order.
 class PgUpsert final : public RowUpsert {
  public:
   using RowUpsert::write;
