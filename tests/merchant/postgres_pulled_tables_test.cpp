@@ -7,6 +7,7 @@
 #include "fulfillsync/merchant/postgres_merchant_database.hpp"
 #include "fulfillsync/merchant/sqlite_check.hpp"
 #include "postgres_fixture.hpp"
+#include "postgres_pulled_tables.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -102,6 +103,22 @@ TEST_F(PostgresPulledTablesTest, WritingShipmentsIsOneTransaction) {
   EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_shipments"), "0");
   EXPECT_EQ(one("SELECT remote_status || '|' || (remote_updated_at IS NULL) FROM fulfillsync.fulfillsync_order_sync"),
             "Processing|true");
+}
+
+// The statements whose count is not read (statuses, items, tracking, deletes) go out with the next
+// shipment's upsert or the commit: a batch costs a round trip per shipment and two, not five or more.
+TEST_F(PostgresPulledTablesTest, ShipmentWritesSendWhatIsNotReadWithTheNextStatement) {
+  auto pulled = make_postgres_pulled_tables(*connection);
+  std::vector<ShipmentRecord> shipments;
+  for (std::int64_t id = 6001; id <= 6020; ++id) shipments.push_back(shipment(id, t1));
+  shipments.back().is_tracking_uploaded = true;
+  const std::uint64_t before = connection->round_trips();
+  pulled->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = "O-1", .status = "Fulfilled", .as_of = t1}},
+                          shipments);
+  EXPECT_EQ(connection->round_trips() - before, shipments.size() + 2);  // BEGIN, one per shipment, COMMIT
+  EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_shipment_items"), "40");
+  EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), "1");
+  EXPECT_EQ(one("SELECT remote_status FROM fulfillsync.fulfillsync_order_sync"), "Fulfilled");
 }
 
 TEST_F(PostgresPulledTablesTest, TrackingToMarkPagesAndRecordsMarks) {

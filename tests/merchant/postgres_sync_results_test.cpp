@@ -125,6 +125,23 @@ TEST_F(PostgresSyncResultsTest, ABatchIsOneTransaction) {
   EXPECT_TRUE(results->read_result(SourceKind::orders, "A"));
 }
 
+// A batch of result rows is one round trip to the server, however many rows it holds: BEGIN, the
+// upserts and COMMIT go out together, and a row twice in it is written as one after the other.
+TEST_F(PostgresSyncResultsTest, ABatchOfResultsIsOneRoundTrip) {
+  const auto t0 = timestamps::parse_iso8601("2026-03-01T10:00:00Z").value();
+  std::vector<SyncResult> batch;
+  for (int i = 0; i < 50; ++i) {
+    batch.push_back({.reference_id = fmt::format("O-{}", i), .state = "created", .attempts = 1, .updated_at = t0});
+  }
+  batch.push_back({.reference_id = "O-0", .state = "in_flight", .attempts = 2, .updated_at = t0 + std::chrono::seconds(1)});
+  const std::uint64_t before = connection->round_trips();
+  results->write_results(SourceKind::orders, batch);
+  EXPECT_EQ(connection->round_trips() - before, 1U);
+  EXPECT_EQ(results->count_results_by_state(SourceKind::orders),
+            (std::map<std::string, std::int64_t>{{"created", 49}, {"in_flight", 1}}));
+  EXPECT_EQ(results->read_result(SourceKind::orders, "O-0")->attempts, 2);
+}
+
 // The server ends the connection in the middle of a batch (a restart, a failover): the batch fails
 // whole, and the next call opens a new connection.
 TEST_F(PostgresSyncResultsTest, AConnectionLostInsideABatchWritesNothingAndTheNextCallReconnects) {

@@ -30,6 +30,10 @@ class PostgresResultStatements final : public ResultStatements {
     return std::make_unique<PgUpsert>(connection_, std::move(table), std::move(on_conflict));
   }
 
+  void run_unread(const std::string& sql, SqlValues values) override {
+    connection_.run_later("writing the result tables", numbered_parameters(sql, values), parameters(values));
+  }
+
   std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) override {
     const PgResult result = connection_.run(task, numbered_parameters(sql, values), parameters(values));
     std::vector<Row> rows;

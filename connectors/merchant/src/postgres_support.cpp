@@ -3,11 +3,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/doubling.hpp"
+#include "fulfillsync/common/invariant.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -227,8 +229,15 @@ PgResult PostgresConnection::execute(std::string_view task, const std::string& s
     // on a new connection.
     fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
   }
+  if (!queued_.empty()) {
+    // The statements waiting go out with this one, in one round trip.
+    std::vector<Statement> statements = std::exchange(queued_, {});
+    statements.push_back({std::string(task), sql, std::vector<PgParam>(params.begin(), params.end())});
+    return std::move(pipeline(statements).back());
+  }
   std::vector<const char*> values;
   for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
+  ++round_trips_;
   PgResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
                                nullptr, nullptr, 0));
   const PGresult* raw = result.raw();
@@ -292,6 +301,7 @@ void PostgresConnection::run_script(std::string_view task, const std::string& sq
   if (connection_ == nullptr) {
     fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
   }
+  ++round_trips_;
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -323,9 +333,104 @@ void PostgresConnection::commit(std::string_view task) {
 
 void PostgresConnection::rollback() noexcept {
   in_transaction_ = false;
+  queued_.clear();
   // Nothing to roll back on a broken connection: the server ended the transaction with it.
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) return;
+  ++round_trips_;
   PQclear(PQexec(connection_, "ROLLBACK"));
+}
+
+std::vector<int> PostgresConnection::run_in_one_round_trip(std::string_view task, const std::string& sql,
+                                                           std::span<const std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
+  std::vector<int> changed;
+  if (rows.empty()) return changed;
+  open_if_lost(task);
+  std::vector<Statement> statements;
+  statements.reserve(rows.size() + 2);
+  statements.push_back({std::string(task), "BEGIN", {}});
+  for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
+  statements.push_back({std::string(task), "COMMIT", {}});
+  std::vector<PgResult> results;
+  try {
+    results = pipeline(statements);
+  } catch (...) {
+    rollback();  // a failed transaction waits for it
+    throw;
+  }
+  for (std::size_t i = 1; i <= rows.size(); ++i) changed.push_back(results[i].changed());
+  return changed;
+}
+
+void PostgresConnection::run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params) {
+  FULFILLSYNC_INVARIANT(in_transaction_, "only a transaction's statements wait for the next one");
+  queued_.push_back({std::string(task), sql, std::move(params)});
+}
+
+std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> statements) {
+  const std::string_view last_task = statements.back().task;
+  if (connection_ == nullptr) fail(last_task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  ++round_trips_;
+  bool sent = PQenterPipelineMode(connection_) == 1;
+  for (const Statement& statement : statements) {
+    std::vector<const char*> values;
+    for (const PgParam& param : statement.params) values.push_back(param ? param->c_str() : nullptr);
+    sent = sent && PQsendQueryParams(connection_, statement.sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                     values.data(), nullptr, nullptr, 0) == 1;
+  }
+  sent = sent && PQpipelineSync(connection_) == 1;
+  // Only a broken connection refuses to queue: its state is unknown, so it is opened afresh.
+  if (!sent) fail(last_task, pg_error_message(connection_), DatabaseFailure::connection_lost);
+
+  // One result per statement, each followed by a null, then the sync's. After an error the server
+  // skips the rest (PGRES_PIPELINE_ABORTED) up to the sync.
+  std::vector<PgResult> results;
+  results.reserve(statements.size());
+  std::optional<std::pair<std::size_t, std::string>> error;  // the first: which statement, and why
+  std::optional<DatabaseFailure> failure;
+  bool synced = false;
+  int nulls_in_a_row = 0;
+  while (!synced) {
+    PGresult* raw = PQgetResult(connection_);
+    if (raw == nullptr) {
+      // Two in a row: nothing more will come (a lost connection ends the pipeline so).
+      if (++nulls_in_a_row > 1 || PQstatus(connection_) == CONNECTION_BAD) break;
+      continue;
+    }
+    nulls_in_a_row = 0;
+    PgResult result(raw);
+    const ExecStatusType status = PQresultStatus(raw);
+    if (status == PGRES_PIPELINE_SYNC) {
+      synced = true;
+    } else if (status == PGRES_FATAL_ERROR && !error) {
+      const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+      const std::string message = one_line(PQresultErrorMessage(raw));
+      error.emplace(results.size(), sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
+      failure = classify(connection_, sqlstate);
+      results.push_back(std::move(result));
+    } else {
+      results.push_back(std::move(result));
+    }
+  }
+  if (!synced || PQexitPipelineMode(connection_) != 1) {
+    if (!error) error.emplace(results.size(), pg_error_message(connection_));
+    failure = DatabaseFailure::connection_lost;
+  }
+  if (!error) return results;
+  const std::size_t at = std::min(error->first, statements.size() - 1);
+  const Statement& failed = statements[at];
+  // (commit() says so for a transaction of in_transaction.)
+  if (*failure == DatabaseFailure::connection_lost && failed.sql == "COMMIT" && !in_transaction_) {
+    fail(failed.task, fmt::format("{}; whether the transaction committed is unknown: it is written again, which "
+                                  "changes nothing if it did",
+                                  error->second),
+         *failure);
+  }
+  fail(failed.task, error->second, *failure);
+}
+
+std::string pg_upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict) {
+  return upsert_sql(table, row, on_conflict, [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
 }
 
 PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict)
@@ -336,10 +441,23 @@ PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optio
 
 int PgUpsert::write(SqlValues row) {
   if (sql_.empty()) {
-    sql_ = upsert_sql(table_, row, on_conflict_,
-                      [](std::size_t index, std::string_view) { return fmt::format("${}", index + 1); });
+    sql_ = pg_upsert_sql(table_, row, on_conflict_);
   }
   return connection_.run(task_, sql_, parameters(row)).changed();
+}
+
+void PgUpsert::write_unread(SqlValues row) {
+  if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
+  connection_.run_later(task_, sql_, parameters(row));
+}
+
+void PgUpsert::write_in_one_round_trip(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) return;
+  const std::string sql = pg_upsert_sql(table_, rows.front(), on_conflict_);
+  std::vector<std::vector<PgParam>> params;
+  params.reserve(rows.size());
+  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
+  connection_.run_in_one_round_trip(fmt::format("writing {}", table_), sql, params);
 }
 
 std::vector<PgParam> parameters(SqlValues values) {

@@ -132,6 +132,23 @@ class PostgresConnection {
   // Runs SQL text of several statements without parameters: the reference DDL, nothing with values.
   void run_script(std::string_view task, const std::string& sql);
 
+  // Runs `sql` once for each of `rows` (bound as its parameters) in one write transaction of its own,
+  // in one round trip: BEGIN, the statements and COMMIT go out together (libpq's pipeline mode), so
+  // a batch costs one wait on the server, not one per row. Returns the rows each statement changed.
+  // Fails as a transaction does: the first error rolls the whole batch back (the connection stays
+  // usable, or is dropped and opened again when it was lost); not inside in_transaction.
+  std::vector<int> run_in_one_round_trip(std::string_view task, const std::string& sql,
+                                         std::span<const std::vector<PgParam>> rows);
+
+  // Inside a write transaction: a statement whose result nobody reads. It waits, and goes out with the
+  // next statement that is read (or COMMIT) in one round trip; its failure fails that statement, and
+  // so the transaction.
+  void run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params);
+
+  // Round trips to the server so far (each statement, script or pipeline waited on): what the
+  // batched writes save, for tests.
+  std::uint64_t round_trips() const { return round_trips_; }
+
   enum class Transaction {
     read_snapshot,  // REPEATABLE READ READ ONLY: every statement sees one snapshot
     write,          // READ COMMITTED
@@ -187,6 +204,14 @@ class PostgresConnection {
   // Closes a connection that was lost (or is to be opened afresh); the next statement opens it again.
   void drop(std::string_view task, std::string_view why);
   PgResult execute(std::string_view task, const std::string& sql, std::span<const PgParam> params);
+  struct Statement {
+    std::string task;
+    std::string sql;
+    std::vector<PgParam> params;
+  };
+  // Sends `statements` in one round trip (libpq's pipeline mode) and returns their results; throws
+  // the first one's failure (the server skipped those after it).
+  std::vector<PgResult> pipeline(std::span<const Statement> statements);
   void begin(std::string_view task, Transaction kind);
   void commit(std::string_view task);
   void rollback() noexcept;
@@ -209,11 +234,13 @@ class PostgresConnection {
   std::chrono::steady_clock::time_point next_open_at_{};  // no try before (the back-off)
   std::string last_open_error_;
   std::string farewell_;  // the server's last FATAL message (why it ended the connection)
+  std::uint64_t round_trips_ = 0;
+  std::vector<Statement> queued_;  // run_later's, in order
 };
 
-// Writes rows into one table one at a time, each value named beside its column, with the SQL of
-// SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The first row fixes the columns;
-// every later row names the same ones in the same order.
+// Writes rows into one table one at a time (or a batch in one round trip), each value named beside
+// its column, with the SQL of SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The
+// first row fixes the columns; every later row names the same ones in the same order.
 class PgUpsert final : public RowUpsert {
  public:
   using RowUpsert::write;
@@ -221,6 +248,10 @@ class PgUpsert final : public RowUpsert {
   PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict = std::nullopt);
 
   int write(SqlValues row) override;
+  void write_unread(SqlValues row) override;
+  // Writes every row in one transaction of its own and one round trip
+  // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
+  void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
 
  private:
   PostgresConnection& connection_;
@@ -229,6 +260,9 @@ class PgUpsert final : public RowUpsert {
   std::string task_;  // "writing <table>", for an error
   std::string sql_;   // of the first row
 };
+
+// SQLite's upsert SQL (sql_values.hpp: upsert_sql) with `$n` parameters.
+std::string pg_upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict);
 
 // A statement's values as parameters, in order.
 std::vector<PgParam> parameters(SqlValues values);

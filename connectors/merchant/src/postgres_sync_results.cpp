@@ -22,10 +22,12 @@ std::vector<SyncResult> read_results(const PgResult& rows, SourceKind kind) {
 void PostgresSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
   if (results.empty()) return;
   const std::string table = connection_.result_table(kind);
-  connection_.in_transaction(fmt::format("writing {}", table), PostgresConnection::Transaction::write, [&] {
-    PgUpsert upsert(connection_, table, result_upsert_rules());
-    for (const SyncResult& result : results) upsert.write(result_row(kind, result));
-  });
+  // One transaction in one round trip: each row its own upsert, so a batch naming a row twice
+  // writes it as one after the other would.
+  std::vector<std::vector<Named>> rows;
+  rows.reserve(results.size());
+  for (const SyncResult& result : results) rows.push_back(result_row(kind, result));
+  PgUpsert(connection_, table, result_upsert_rules()).write_in_one_round_trip(rows);
 }
 
 std::map<std::string, std::int64_t> PostgresSyncResults::count_results_by_state(SourceKind kind) {

@@ -108,7 +108,7 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
   const Writes& w = *writes_;
   db.in_write_transaction(fmt::format("writing {}", w.shipments_table), [&] {
     for (const OrderStatusRecord& order : orders) {
-      db.run(w.order_status, {{"status", order.status}, {"as_of", order.as_of}, {"reference_id", order.reference_id}});
+      db.run_unread(w.order_status, {{"status", order.status}, {"as_of", order.as_of}, {"reference_id", order.reference_id}});
     }
 
     const std::string now = now_text();
@@ -134,9 +134,9 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
           {"synced_at", now},
       });
       if (written == 0) continue;  // an older record: its items and tracking are older too
-      db.run(w.delete_items, {{"shipment_id", shipment.shipment_id}});
+      db.run_unread(w.delete_items, {{"shipment_id", shipment.shipment_id}});
       for (const ShipmentItemRecord& item : shipment.items) {
-        w.items->write({
+        w.items->write_unread({
             {"shipment_id", shipment.shipment_id},
             {"line_number", item.line_number},
             {"product_id", item.product_id},
@@ -152,7 +152,7 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
         });
       }
       if (const auto& tracking = shipment.tracking) {
-        w.tracking->write({
+        w.tracking->write_unread({
             {"shipment_id", shipment.shipment_id},
             {"order_id", shipment.order_id},
             {"order_reference_id", shipment.order_reference_id},
@@ -167,7 +167,7 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
             {"last_tracking_update_at", tracking->last_tracking_update_at},
             {"written_at", now},
         });
-        if (shipment.is_tracking_uploaded) db.run(w.already_marked, {{"shipment_id", shipment.shipment_id}, {"now", now}});
+        if (shipment.is_tracking_uploaded) db.run_unread(w.already_marked, {{"shipment_id", shipment.shipment_id}, {"now", now}});
       }
     }
   });
@@ -177,10 +177,10 @@ void ResultPulledTables::write_timeline(std::int64_t shipment_id, std::span<cons
   ResultStatements& db = *db_;
   const Writes& w = *writes_;
   db.in_write_transaction(fmt::format("writing {}", w.timeline_table), [&] {
-    db.run(w.delete_timeline, {{"shipment_id", shipment_id}});
+    db.run_unread(w.delete_timeline, {{"shipment_id", shipment_id}});
     std::int64_t seq = 0;
     for (const TimelineEntryRecord& entry : entries) {
-      w.timeline->write({
+      w.timeline->write_unread({
           {"shipment_id", shipment_id},
           {"seq", ++seq},
           {"timestamp", entry.timestamp},

@@ -81,6 +81,10 @@ class RowUpsert {
   // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
   virtual int write(SqlValues row) = 0;
   int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
+  // The same, for a row whose count is not read: a database may send it later, with the next
+  // statement whose result is read or with the commit, in one round trip (PostgreSQL does).
+  virtual void write_unread(SqlValues row) { write(row); }
+  void write_unread(std::initializer_list<Named> row) { write_unread(SqlValues(row.begin(), row.size())); }
 };
 
 // SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the
@@ -109,6 +113,11 @@ class ResultStatements {
   virtual int run(const std::string& sql, SqlValues values) = 0;
   int run(const std::string& sql, std::initializer_list<Named> values) {
     return run(sql, SqlValues(values.begin(), values.size()));
+  }
+  // The same, for a statement whose count is not read (as RowUpsert::write_unread).
+  virtual void run_unread(const std::string& sql, SqlValues values) { run(sql, values); }
+  void run_unread(const std::string& sql, std::initializer_list<Named> values) {
+    run_unread(sql, SqlValues(values.begin(), values.size()));
   }
   // The upsert of rows into `table` (quoted), to keep and write with inside write transactions.
   virtual std::unique_ptr<RowUpsert> upsert(std::string table, std::optional<OnConflict> on_conflict) = 0;
