@@ -156,7 +156,7 @@ class Api {
       if (response.status === 429) {
         this.throttled += 1;
         attempt -= 1;
-        await sleep(1000 * Number(response.headers['retry-after'] || 1));
+        await sleep(1000 * Number(response.headers['x-retry-after'] || response.headers['retry-after'] || 1));
         continue;
       }
       if (response.status >= 500 && attempt < MAX_ATTEMPTS) {

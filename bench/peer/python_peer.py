@@ -155,7 +155,7 @@ class Api:
             if response.status == 429:
                 self.throttled += 1
                 attempt -= 1
-                time.sleep(float(response.getheader("Retry-After") or 1))
+                time.sleep(float(response.getheader("x-retry-after") or response.getheader("Retry-After") or 1))
                 continue
             if response.status >= 500 and attempt < MAX_ATTEMPTS:
                 time.sleep(0.1 * 2 ** attempt)
