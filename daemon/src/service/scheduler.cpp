@@ -1,7 +1,6 @@
 #include "service/scheduler.hpp"
 
 #include <algorithm>
-#include <bit>
 
 #include <SQLiteCpp/Exception.h>
 #include <spdlog/spdlog.h>
@@ -87,7 +86,8 @@ asio::awaitable<void> Scheduler::rest(Slot& slot, std::chrono::milliseconds dura
 std::chrono::milliseconds Scheduler::quiet_rest(const Slot& slot) const {
   const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(slot.interval);
   const int longest = slot.job->pulls() ? kLongestQuietRest : kLongestQuietPushRest;
-  return interval * (1 << std::min(slot.quiet_runs, std::countr_zero(static_cast<unsigned>(longest))));
+  // Doubled per quiet run, capped (the cap on the shift keeps 1 << n defined however long it stays quiet).
+  return interval * std::min(1 << std::min(slot.quiet_runs, 30), longest);
 }
 
 std::chrono::milliseconds Scheduler::rest_after_quiet_runs(const Job& job) const {
