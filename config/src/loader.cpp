@@ -339,6 +339,7 @@ void read_tracking_marks(Section section, TrackingMarksConfig& out) {
   if (mode == "never") out.mode = TrackingMarkMode::never;
   section.read("interval", out.interval, Need::optional, detail::duration(10ms, 24h));
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 1'000));
+  section.read("batch_wait", out.batch_wait, Need::optional, detail::duration(0ms, 24h));
   section.read("sweep_interval", out.sweep_interval, Need::optional, detail::duration(1min, 7 * 24h));
 }
 

@@ -174,6 +174,7 @@ TEST_F(ConfigLoaderTest, PullJobDefaults) {
   EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::after_write);
   EXPECT_EQ(sync.mark_tracking.interval, 10s);
   EXPECT_EQ(sync.mark_tracking.batch_size, 100);
+  EXPECT_EQ(sync.mark_tracking.batch_wait, 5min);
   EXPECT_EQ(sync.mark_tracking.sweep_interval, 30min);
   EXPECT_TRUE(sync.pull_returns.enabled);
   EXPECT_EQ(sync.pull_returns.interval, 5min);
@@ -198,6 +199,7 @@ TEST_F(ConfigLoaderTest, PullJobKeysSet) {
                                             "      mode: acknowledged\n"
                                             "      interval: 1s\n"
                                             "      batch_size: 1000\n"
+                                            "      batch_wait: 0s\n"
                                             "      sweep_interval: 7d\n"
                                             "    pull_returns:\n"
                                             "      enabled: false\n"
@@ -216,6 +218,7 @@ TEST_F(ConfigLoaderTest, PullJobKeysSet) {
   EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::acknowledged);
   EXPECT_EQ(sync.mark_tracking.interval, 1s);
   EXPECT_EQ(sync.mark_tracking.batch_size, 1000);
+  EXPECT_EQ(sync.mark_tracking.batch_wait, 0s);
   EXPECT_EQ(sync.mark_tracking.sweep_interval, 7 * 24h);
   EXPECT_FALSE(sync.pull_returns.enabled);
   EXPECT_EQ(sync.pull_returns.interval, 1h);
@@ -368,6 +371,7 @@ TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
       {"1 to 64", "sync.jobs.push_orders.concurrency", "0", "1", "64", "65"},
       {"0s to 7d", "sync.jobs.pull_shipments.overlap", "", "0s", "7d", "7d1ms"},
       {"1m to 7d", "sync.jobs.mark_tracking.sweep_interval", "59s", "1m", "7d", "7d1ms"},
+      {"0s to 24h", "sync.jobs.mark_tracking.batch_wait", "", "0s", "24h", "24h1ms"},
       {"0 to 65535", "metrics.listen", "", "127.0.0.1:0", "127.0.0.1:65535", "127.0.0.1:65536"},
       {"1 to 65535", "merchant.postgresql.port", "0", "1", "65535", "65536"},
       {"100ms to 1h", "merchant.postgresql.statement_timeout", "99ms", "100ms", "1h", "1h1ms"},

@@ -161,8 +161,9 @@ void Service::add_pull_jobs(const std::string& since) {
     scheduler_->add(std::make_unique<PullShipmentsJob>(context_for("pull_shipments"), sync.pull_shipments), sync.pull_shipments.interval);
   }
   if (sync.mark_tracking.mode != config::TrackingMarkMode::never) {
-    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, sync.mark_tracking),
-                    sync.mark_tracking.interval);
+    config::TrackingMarksConfig marks = sync.mark_tracking;
+    if (mode_ == Mode::once) marks.batch_wait = config::Duration(0);  // nothing more arrives before it ends
+    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, marks), marks.interval);
   }
   if (sync.pull_returns.enabled) {
     scheduler_->add(std::make_unique<PullReturnsJob>(context_for("pull_returns"), sync.pull_returns), sync.pull_returns.interval);

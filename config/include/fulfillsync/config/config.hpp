@@ -172,6 +172,9 @@ struct TrackingMarksConfig {
   TrackingMarkMode mode = TrackingMarkMode::after_write;
   Duration interval = std::chrono::seconds(10);
   int batch_size = 100;  // shipment ids per batch request
+  // A batch short of batch_size waits at most this long (from its oldest mark's queuing) for more
+  // shipments: fewer requests per shipment in a trickle, the provider told later. 0: sent at once.
+  Duration batch_wait = std::chrono::minutes(5);
   // The safety sweep: orders the provider says have tracking not marked uploaded.
   Duration sweep_interval = std::chrono::minutes(30);
 
