@@ -48,7 +48,6 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <simdjson.h>
 
 #include "bench_support.hpp"
