@@ -157,11 +157,13 @@ asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
   auto due = ledger_.due(config_.batch_size);
   if (static_cast<int>(due.size()) == config_.batch_size) run.more = true;
   drop_unlisted(due, run);
+  held_back_ = 0;
   if (due.empty()) filling_since_.reset();
   if (due.empty() || context_.stopping) co_return;
   if (const auto left = batch_wait_left(due)) {
     spdlog::debug("mark_tracking: {} marks wait for a batch of {}, {} ms more at most", due.size(),
                   config_.batch_size, left->count());
+    held_back_ = static_cast<int>(due.size());
     run.next_run_within = *left;
     co_return;
   }

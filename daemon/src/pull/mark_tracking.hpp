@@ -8,6 +8,7 @@
 // shipments in a trickle rather than one per few), counted from its oldest mark's queuing: by the
 // store's clock, which a restart does not reset (the marks wait in the ledger, so a stop loses
 // none), and by this process's steady clock, which a wall clock stepped back does not hold up.
+#include <algorithm>
 #include <cstdint>
 #include <chrono>
 #include <optional>
@@ -28,7 +29,8 @@ class MarkTrackingJob final : public Job {
   MarkTrackingJob(PullContext context, TrackingMarkLedger& ledger, config::TrackingMarksConfig config);
   std::string_view name() const override { return "mark_tracking"; }
   boost::asio::awaitable<JobRun> run() override;
-  int backlog() override { return ledger_.waiting(); }
+  // Marks held back to fill a batch wait by design: not backlog (no progress line, no STATUS for them).
+  int backlog() override { return std::max(0, ledger_.waiting() - held_back_); }
   bool paused() const override { return backoff_.paused(); }
 
  private:
@@ -56,6 +58,7 @@ class MarkTrackingJob final : public Job {
   std::chrono::steady_clock::time_point next_sweep_;
   // Since when this process has held back the batch now waiting (nothing: none waits).
   std::optional<std::chrono::steady_clock::time_point> filling_since_;
+  int held_back_ = 0;  // marks of that batch
 };
 
 }  // namespace fulfillsync::daemon
