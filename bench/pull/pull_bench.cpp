@@ -76,15 +76,17 @@ struct Options {
 
 // --- scenario 1: calls per fully synced order ---------------------------------------------------
 
-// The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s.
-// `overlap` is measured on the provider's timestamps, which are simulated: 1m stays 1m. The sweep
-// runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the count. Nothing here has
-// returns or watched lots. Job figures are saved each second, for `fulfillsyncd status` afterwards.
+// The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s,
+// and the marks' batch_wait of 5m is 5 s (the last batch of a count that is not a multiple of 100
+// waits that long). `overlap` is measured on the provider's timestamps, which are simulated: 1m
+// stays 1m. The sweep runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the
+// count. Nothing here has returns or watched lots. Job figures are saved each second, for
+// `fulfillsyncd status` afterwards.
 WorldOptions calls_world() {
   WorldOptions world;
   world.jobs = fmt::format(
       "    pull_shipments: {{interval: 2s, page_size: {}, overlap: 1m}}\n"
-      "    mark_tracking: {{batch_size: {}, interval: 1s, sweep_interval: 1m}}\n"
+      "    mark_tracking: {{batch_size: {}, interval: 1s, batch_wait: 5s, sweep_interval: 1m}}\n"
       "    pull_returns: {{enabled: false}}\n"
       "    pull_lots: {{enabled: false}}\n",
       kPageSize, kMarkBatch);
