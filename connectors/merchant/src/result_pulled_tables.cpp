@@ -34,6 +34,7 @@ struct ResultPulledTables::Writes {
         tracking_table(db.table("tracking")),
         timeline_table(db.table("shipment_timeline")),
         lots_table(db.table("inventory_lots")),
+        variants_table(db.table("variant_sync")),
         // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
         order_status(fmt::format("UPDATE {} SET remote_status = :status, remote_updated_at = :as_of"
                                  " WHERE reference_id = :reference_id"
@@ -82,9 +83,12 @@ struct ResultPulledTables::Writes {
         lots(db.upsert(lots_table, OnConflict{.key = {"inventory_id", "lot_number", "location_id"}})),
         remove_lot(fmt::format(
             "DELETE FROM {} WHERE inventory_id = :inventory_id AND lot_number = :lot_number AND location_id = :location_id",
-            lots_table)) {}
+            lots_table)),
+        // A SKU's figures read earlier than those held change nothing.
+        variants(db.upsert(variants_table,
+                           OnConflict{.key = {"sku"}, .where = "excluded.stock_read_at >= t.stock_read_at"})) {}
 
-  const std::string shipments_table, tracking_table, timeline_table, lots_table;
+  const std::string shipments_table, tracking_table, timeline_table, lots_table, variants_table;
   const std::string order_status;
   const std::unique_ptr<RowUpsert> shipments;
   const std::string delete_items;
@@ -94,6 +98,7 @@ struct ResultPulledTables::Writes {
   const std::string marked, mark_failed, return_status, held_lots;
   const std::unique_ptr<RowUpsert> lots;
   const std::string remove_lot;
+  const std::unique_ptr<RowUpsert> variants;
 };
 
 ResultPulledTables::ResultPulledTables(std::unique_ptr<ResultStatements> statements)
@@ -320,6 +325,42 @@ int ResultPulledTables::remove_lots_except(std::span<const std::int64_t> invento
     }
     const std::string remove = fmt::format("DELETE FROM {} WHERE inventory_id = :inventory_id", table);
     for (std::int64_t id : dropped) removed += db.run(remove, {{"inventory_id", id}});
+  });
+  return removed;
+}
+
+int ResultPulledTables::write_variant_stock(std::span<const VariantStockRecord> variants,
+                                            timestamps::TimePoint read_at) {
+  if (variants.empty()) return 0;
+  ResultStatements& db = *db_;
+  const Writes& w = *writes_;
+  const std::string read_at_text = timestamps::format_iso8601_z(read_at);
+  int written = 0;
+  db.in_write_transaction(fmt::format("writing {}", w.variants_table), [&] {
+    for (const VariantStockRecord& variant : variants) {
+      written += w.variants->write({
+          {"sku", variant.sku},
+          {"product_id", variant.product_id},
+          {"variant_id", variant.variant_id},
+          {"inventory_id", variant.inventory_id},
+          {"on_hand_qty", variant.on_hand_qty},
+          {"product_name", variant.product_name},
+          {"variant_name", variant.variant_name},
+          {"status", variant.status},
+          {"stock_read_at", read_at_text},
+      });
+    }
+  });
+  return written;
+}
+
+int ResultPulledTables::remove_variants_read_before(timestamps::TimePoint pass_started) {
+  ResultStatements& db = *db_;
+  const std::string& table = writes_->variants_table;
+  int removed = 0;
+  db.in_write_transaction(fmt::format("writing {}", table), [&] {
+    removed = db.run(fmt::format("DELETE FROM {} WHERE stock_read_at < :pass_started", table),
+                     {{"pass_started", timestamps::format_iso8601_z(pass_started)}});
   });
   return removed;
 }

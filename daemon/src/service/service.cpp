@@ -20,6 +20,7 @@
 #include "fulfillsync/daemon/store/daemon_record.hpp"
 #include "pull/mark_tracking.hpp"
 #include "pull/pull_lots.hpp"
+#include "pull/pull_stock.hpp"
 #include "pull/pull_returns.hpp"
 #include "pull/pull_shipments.hpp"
 #include "push/cancel_push_job.hpp"
@@ -170,6 +171,11 @@ void Service::add_pull_jobs(const std::string& since) {
   if (sync.pull_lots.enabled) {
     // The job spaces its own reads across the interval; the scheduler only wakes it.
     scheduler_->add(std::make_unique<PullLotsJob>(context_for("pull_lots"), sync.pull_lots, mode_ != Mode::once), 1s);
+  }
+  if (sync.pull_stock.enabled) {
+    // The job waits out its own interval between passes; the scheduler only wakes it.
+    scheduler_->add(std::make_unique<PullStockJob>(context_for("pull_stock"), sync.pull_stock, mode_ != Mode::once),
+                    1s);
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the pull jobs write to the merchant's result tables (schema/merchant/README.md): shipments
-// with their items and tracking, the provider's order and return statuses, inventory lots and
-// shipment timelines. Plain values, already mapped from the API's models; timestamps are UTC ISO
+// with their items and tracking, the provider's order and return statuses, inventory lots, shipment
+// timelines and the SKU map with its stock. Plain values, already mapped from the API's models; timestamps are UTC ISO
 // 8601 text as the result tables hold them (`2026-03-01T12:34:56.789Z`).
 #include <cstdint>
 #include <optional>
@@ -118,6 +118,17 @@ struct TimelineEntryRecord {
   std::string metadata_json = "{}";
 
   friend bool operator==(const TimelineEntryRecord&, const TimelineEntryRecord&) = default;
+};
+
+// One variant of the provider's catalog, as its product list gives it: a row of `{prefix}variant_sync`.
+struct VariantStockRecord {
+  std::string sku;
+  std::int64_t product_id = 0;
+  std::int64_t variant_id = 0;
+  std::optional<std::int64_t> inventory_id{}, on_hand_qty{};
+  std::optional<std::string> product_name{}, variant_name{}, status{};
+
+  friend bool operator==(const VariantStockRecord&, const VariantStockRecord&) = default;
 };
 
 // What replace_lots() changed.
