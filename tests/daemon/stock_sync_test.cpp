@@ -10,6 +10,7 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The sandbox's write channel of the personal token (its seed).
 constexpr int kWriteChannel = 2;
@@ -177,6 +178,115 @@ TEST_P(StockSyncTest, AFailingProductListIsReadAgainUntilWhole) {
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults?seed=3", "").status, 200);
   EXPECT_EQ(merchant_map(), provider_map());
+}
+
+TEST_P(StockSyncTest, AReturnLineAndAWatchedLotBySkuResolveThroughTheMap) {
+  start("    pull_shipments: {enabled: false}\n"
+        "    pull_returns: {enabled: false}\n"
+        "    pull_lots: {interval: 1s}\n"
+        "    pull_stock: {interval: 1h, page_size: 5}\n");
+  create_products(2);
+  auto result = once();  // the map
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::int64_t returned = inventory_of("STK-001-B"), watched = inventory_of("STK-002-A");
+  ASSERT_NE(returned, 0);
+  ASSERT_NE(watched, 0);
+  set_stock(watched, 8, 12);
+
+  execute("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id, tracking_number) VALUES "
+          "('RMA-SKU', 8, '1Z0000000001'), ('RMA-UNKNOWN', 8, '1Z0000000002');"
+          "INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, sku, quantity, requested_action) "
+          "VALUES ('RMA-SKU', 1, 'STK-001-B', 2, 'Restock'), ('RMA-UNKNOWN', 1, 'NO-SUCH-SKU', 1, 'Restock');"
+          "INSERT INTO fulfillsync_watched_inventory (sku) VALUES ('STK-002-A'), ('NO-SUCH-LOT');");
+  result = once();
+  EXPECT_EQ(result.exit_status, kRowsStayRejected) << result.stderr_text;
+
+  // By SKU, sent with the map's inventory id; an unknown SKU rejected with its reason, never sent.
+  const auto returns = provider_returns();
+  ASSERT_TRUE(returns.contains("RMA-SKU"));
+  ASSERT_EQ(returns.at("RMA-SKU").inventory.size(), 1u);
+  EXPECT_EQ(returns.at("RMA-SKU").inventory[0].id, returned);
+  EXPECT_FALSE(returns.contains("RMA-UNKNOWN"));
+  EXPECT_EQ(result_states("fulfillsync_return_sync"),
+            (std::map<std::string, std::string>{{"RMA-SKU", "created"}, {"RMA-UNKNOWN", "rejected"}}));
+  EXPECT_THAT(result_column("last_error", "RMA-UNKNOWN", "fulfillsync_return_sync"),
+              HasSubstr("fulfillsync_return_lines line 1: sku is not in the SKU map"));
+
+  // The watched SKU's lots are read by its inventory id; the unknown one is recorded with why.
+  EXPECT_EQ(count(fmt::format("SELECT sum(on_hand_quantity) FROM fulfillsync_inventory_lots WHERE inventory_id = {} "
+                              "AND location_id = 8",
+                              watched)),
+            12);
+  const auto watched_rows = shop_app->query(
+      "SELECT sku, coalesce(CAST(inventory_id AS TEXT), ''), coalesce(error, '') FROM fulfillsync_watched_sku_sync "
+      "ORDER BY sku");
+  ASSERT_EQ(watched_rows.size(), 2u);
+  EXPECT_EQ(watched_rows[0][0], "NO-SUCH-LOT");
+  EXPECT_EQ(watched_rows[0][1], "");
+  EXPECT_THAT(watched_rows[0][2], HasSubstr("not in"));
+  EXPECT_EQ(watched_rows[1], (std::vector<std::string>{"STK-002-A", std::to_string(watched), ""}));
+  EXPECT_THAT(result.stderr_text, HasSubstr("watched SKU(s) not in the SKU map"));
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, HasSubstr("Watched SKUs not in the SKU map (no lots read; watched_sku_sync says why): "
+                                            "NO-SUCH-LOT"));
+  EXPECT_THAT(status.stdout_text, HasSubstr("sku is not in the SKU map"));
+}
+
+// Item 4: a line by product_reference_id goes by the provider's product id once the map holds it as
+// its product's only variant; orders sent before are not sent again (their content hash is of the
+// source row, which did not change), and a SKU among several variants stays a reference.
+TEST_P(StockSyncTest, OrderLinesGoByProductIdOnceMappedAndNothingIsSentAgain) {
+  start("    pull_shipments: {enabled: false}\n"
+        "    pull_returns: {enabled: false}\n"
+        "    pull_lots: {enabled: false}\n"
+        "    pull_stock: {enabled: false}\n");
+  const auto single = api_send("POST", "/product",
+                               R"({"name": "Single", "variants": [{"name": "Single", "sku": "ONE-001"}]})");
+  ASSERT_EQ(single.status, 201) << single.body;
+  create_products(1);  // STK-001-A and STK-001-B, one product
+  const auto line = [](const std::string& order, int number, const std::string& sku) {
+    return fmt::format("INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, "
+                       "product_name, quantity) VALUES ({}, {}, {}, 'Named', 1);",
+                       sql_text(order), number, sql_text(sku));
+  };
+  const auto order = [&](const std::string& reference) {
+    return fmt::format("INSERT INTO fulfillsync_orders (reference_id, shipping_method, recipient_name, address1, city, "
+                       "zip_code, country) VALUES ({}, 'Standard', 'Ada', '1 Main St', 'Austin', '73301', 'US');",
+                       sql_text(reference)) +
+           line(reference, 1, "ONE-001") + line(reference, 2, "STK-001-B");
+  };
+  execute(order("BEFORE-MAP"));
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  ASSERT_EQ(sandbox_count("orders"), 1);
+
+  write_config("", kStockJobs);  // pull_stock on: the map, then the same order read again
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::string one_product = shop_app->query("SELECT product_id FROM fulfillsync_variant_sync WHERE sku = 'ONE-001'")
+                                      .at(0)
+                                      .at(0);
+  execute(order("AFTER-MAP"));
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(sandbox_count("orders"), 2);  // BEFORE-MAP once, AFTER-MAP once
+  EXPECT_EQ(ledger_count("created"), 2);
+
+  SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
+  const auto body_of = [&](const std::string& reference) {
+    SQLite::Statement query(store, "SELECT body FROM outbound_ledger WHERE source_key = ? AND kind = 'order_create'");
+    query.bind(1, reference);
+    return query.executeStep() ? query.getColumn(0).getString() : std::string();
+  };
+  EXPECT_THAT(body_of("BEFORE-MAP"), Not(HasSubstr("\"id\":")));
+  EXPECT_THAT(body_of("AFTER-MAP"), HasSubstr(fmt::format(R"("id":{},"reference_id":"ONE-001")", one_product)));
+  EXPECT_THAT(body_of("AFTER-MAP"), HasSubstr(R"("reference_id":"STK-001-B","name":"Named")"));
+  // The provider ships what was ordered: the product's one variant, and the right one of two.
+  const auto orders = provider_orders();
+  ASSERT_TRUE(orders.contains("AFTER-MAP"));
+  std::set<std::string> skus;
+  for (const auto& product : orders.at("AFTER-MAP").products) skus.insert(product.sku.value_or(""));
+  EXPECT_EQ(skus, (std::set<std::string>{"ONE-001", "STK-001-B"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, StockSyncTest, kBothDrivers, driver_name);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
+#include "canonical_row.hpp"
 #include "fulfillsync/daemon/mapping/request_mapping.hpp"
 #include "merchant_fixture.hpp"
 
@@ -416,7 +417,7 @@ TEST_F(MerchantDatabaseTest, ReadsDuringTheApplicationsWriteTransactionAndTimesO
 }
 
 TEST_F(MerchantDatabaseTest, WatchedInventoryIds) {
-  app.exec("INSERT INTO fulfillsync_watched_inventory VALUES (7005), (7001)");
+  app.exec("INSERT INTO fulfillsync_watched_inventory (inventory_id) VALUES (7005), (7001)");
   EXPECT_THAT(open()->pulled().watched_inventory_ids(), ElementsAre(7001, 7005));
 }
 
@@ -607,6 +608,41 @@ TEST_F(PulledRecordsTest, TheSkuMapMovesOnlyForwardAndAWholePassRemovesWhatItLac
   // A pass that began at 10:30 wrote TEE-M again, and not TEE-L: the provider no longer lists it.
   EXPECT_EQ(db->pulled().remove_variants_read_before(at("2026-03-01T10:30:00Z")), 1);
   EXPECT_THAT(rows(app, "SELECT sku FROM fulfillsync_variant_sync"), ElementsAre("TEE-M"));
+}
+
+// A merchant database made before return lines had `sku` still reads, and a line's hash is the same
+// with the column absent, added and NULL: adding it sends nothing again. The sweep's hash agrees.
+TEST_F(MerchantDatabaseTest, ReturnLinesWithoutTheSkuColumnReadAndHashAsBefore) {
+  app.exec("DROP TABLE fulfillsync_return_lines;"
+           "CREATE TABLE fulfillsync_return_lines (return_reference_id TEXT NOT NULL, line_number INTEGER NOT NULL, "
+           "inventory_id INTEGER NOT NULL, quantity INTEGER NOT NULL, requested_action TEXT, "
+           "PRIMARY KEY (return_reference_id, line_number))");
+  add_return("RMA-OLD", "2026-03-01T10:00:00.000Z");
+  const auto hash_now = [&] {
+    auto db = open();
+    EXPECT_THAT(db->source().check_source_tables(), IsEmpty());
+    const auto rows = db->source().read_returns(std::vector<std::string>{"RMA-OLD"});
+    EXPECT_EQ(rows.size(), 1u);
+    if (rows.empty()) return std::string();
+    const auto versions = db->source().open_row_versions(SourceKind::returns, "", 10);
+    EXPECT_EQ(versions.size(), 1u);
+    if (!versions.empty()) {
+      EXPECT_EQ(versions[0].content_hash, rows[0].content_hash);
+    }
+    return rows[0].content_hash;
+  };
+  const std::string before = hash_now();
+  EXPECT_TRUE(open()->source().read_returns(std::vector<std::string>{"RMA-OLD"}).at(0).lines.at(0).sku.is_null());
+  // The line as it was serialized before the column existed.
+  std::string canonical = "reference_id=t7:RMA-OLD;fulfillment_center_id=i8;fulfillment_center_name=n;"
+                          "original_shipment_id=n;tracking_number=n;tags=n;|line;line_number=i1;inventory_id=i7002;"
+                          "quantity=i1;requested_action=t7:Restock;";
+  EXPECT_EQ(before, canonical::hex_sha256(canonical));
+  app.exec("ALTER TABLE fulfillsync_return_lines ADD COLUMN sku TEXT");
+  EXPECT_EQ(hash_now(), before);
+  // A SKU given is content: the hash moves.
+  app.exec("UPDATE fulfillsync_return_lines SET sku = 'TEE-M'");
+  EXPECT_NE(hash_now(), before);
 }
 
 TEST_F(PulledRecordsTest, CancelMismatchesAreTheCancelsTheProviderDoesNotShow) {

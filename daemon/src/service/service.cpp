@@ -104,13 +104,17 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
       config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
       config_.merchant.max_clock_skew};
+  // Return lines and order lines naming a SKU are resolved through the map pull_stock keeps.
+  const auto sku_map = [&pulled = merchant_->pulled()](std::span<const std::string> skus) {
+    return pulled.sku_map(skus);
+  };
   order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
       merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
-      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval});
+      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval, sku_map});
   return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
       merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
-                                                 since, config_.merchant.reconcile_interval});
+                                                 since, config_.merchant.reconcile_interval, sku_map});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_push_jobs();
   add_pull_jobs(since);

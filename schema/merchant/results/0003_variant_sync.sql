@@ -14,3 +14,13 @@ CREATE TABLE "{prefix}variant_sync" (
   stock_read_at TEXT NOT NULL      -- when the daemon read these figures (moves at every pass, changed or not)
 );
 CREATE INDEX "{prefix}variant_sync_by_inventory" ON "{prefix}variant_sync" (inventory_id);
+
+-- The SKUs fulfillsync_watched_inventory names instead of an inventory id, as pull_lots resolved
+-- them through the map at the start of its last cycle: the inventory id whose lots it reads, or why
+-- there is none. Rewritten whole at every cycle.
+CREATE TABLE "{prefix}watched_sku_sync" (
+  sku          TEXT PRIMARY KEY,  -- as fulfillsync_watched_inventory names it
+  inventory_id INTEGER,           -- resolved through {prefix}variant_sync; NULL when it cannot be
+  error        TEXT,              -- why it cannot be; NULL once resolved
+  checked_at   TEXT NOT NULL      -- when pull_lots resolved it
+);

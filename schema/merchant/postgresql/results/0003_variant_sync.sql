@@ -12,3 +12,12 @@ CREATE TABLE "{prefix}variant_sync" (
   stock_read_at text NOT NULL      -- when the daemon read these figures (moves at every pass, changed or not)
 );
 CREATE INDEX "{prefix}variant_sync_by_inventory" ON "{prefix}variant_sync" (inventory_id);
+
+-- The SKUs fulfillsync_watched_inventory names instead of an inventory id, as pull_lots resolved
+-- them through the map at the start of its last cycle. Rewritten whole at every cycle.
+CREATE TABLE "{prefix}watched_sku_sync" (
+  sku          text PRIMARY KEY,  -- as fulfillsync_watched_inventory names it
+  inventory_id bigint,            -- resolved through {prefix}variant_sync; NULL when it cannot be
+  error        text,              -- why it cannot be; NULL once resolved
+  checked_at   text NOT NULL      -- when pull_lots resolved it
+);

@@ -58,6 +58,12 @@ class PulledTables {
   // Removes the SKUs last read before `pass_started`: after a whole pass of the product list, those
   // the provider no longer lists. Returns how many.
   virtual int remove_variants_read_before(timestamps::TimePoint pass_started) = 0;
+  // The map's rows for these SKUs; a SKU it lacks is left out.
+  virtual SkuMap sku_map(std::span<const std::string> skus) = 0;
+  // The SKUs kWatchedInventoryTable names instead of an inventory id (its optional `sku` column),
+  // resolved through the map, each recorded in `{prefix}watched_sku_sync` with its inventory id or
+  // why it has none; that table is made to hold exactly these. Nothing when the column is absent.
+  virtual WatchedSkus resolve_watched_skus() = 0;
 };
 
 }  // namespace fulfillsync::merchant
