@@ -69,14 +69,16 @@ struct Options {
 // The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s.
 // `overlap` is measured on the provider's timestamps, which are simulated: 1m stays 1m. The sweep
 // runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the count. Nothing here has
-// returns or watched lots. Job figures are saved each second, for `fulfillsyncd status` afterwards.
+// returns, watched lots or a catalog (stock_bench counts the SKU map's calls). Job figures are
+// saved each second, for `fulfillsyncd status` afterwards.
 WorldOptions calls_world() {
   WorldOptions world;
   world.jobs = fmt::format(
       "    pull_shipments: {{interval: 2s, page_size: {}, overlap: 1m}}\n"
       "    mark_tracking: {{batch_size: {}, interval: 1s, sweep_interval: 1m}}\n"
       "    pull_returns: {{enabled: false}}\n"
-      "    pull_lots: {{enabled: false}}\n",
+      "    pull_lots: {{enabled: false}}\n"
+      "    pull_stock: {{enabled: false}}\n",
       kPageSize, kMarkBatch);
   world.sync = "  progress_interval: 1s\n";
   world.clock_speed = kCallsClockSpeed;
@@ -267,7 +269,8 @@ WorldOptions throughput_world() {
       "    push_returns: {enabled: false}\n"
       "    mark_tracking: {mode: never}\n"
       "    pull_returns: {enabled: false}\n"
-      "    pull_lots: {enabled: false}\n";
+      "    pull_lots: {enabled: false}\n"
+      "    pull_stock: {enabled: false}\n";
   return world;
 }
 
