@@ -69,8 +69,7 @@ struct Options {
 // The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s.
 // `overlap` is measured on the provider's timestamps, which are simulated: 1m stays 1m. The sweep
 // runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the count. Nothing here has
-// returns, watched lots or a catalog (stock_bench counts the SKU map's calls). Job figures are
-// saved each second, for `fulfillsyncd status` afterwards.
+// returns or watched lots. Job figures are saved each second, for `fulfillsyncd status` afterwards.
 WorldOptions calls_world() {
   WorldOptions world;
   world.jobs = fmt::format(
