@@ -88,7 +88,8 @@ WorldOptions calls_world() {
       "    pull_shipments: {{interval: 2s, page_size: {}, overlap: 1m}}\n"
       "    mark_tracking: {{batch_size: {}, interval: 1s, batch_wait: 5s, sweep_interval: 1m}}\n"
       "    pull_returns: {{enabled: false}}\n"
-      "    pull_lots: {{enabled: false}}\n",
+      "    pull_lots: {{enabled: false}}\n"
+      "    pull_stock: {{enabled: false}}\n",
       kPageSize, kMarkBatch);
   world.sync = "  progress_interval: 1s\n";
   world.clock_speed = kCallsClockSpeed;
@@ -279,7 +280,8 @@ WorldOptions throughput_world() {
       "    push_returns: {enabled: false}\n"
       "    mark_tracking: {mode: never}\n"
       "    pull_returns: {enabled: false}\n"
-      "    pull_lots: {enabled: false}\n";
+      "    pull_lots: {enabled: false}\n"
+      "    pull_stock: {enabled: false}\n";
   return world;
 }
 

@@ -358,6 +358,12 @@ void read_sync(Section section, SyncConfig& out) {
     lots.read("enabled", out.pull_lots.enabled, Need::optional, detail::boolean());
     lots.read("interval", out.pull_lots.interval, Need::optional, detail::duration(10ms, 7 * 24h));
   }
+  {
+    Section stock = jobs.section("pull_stock");
+    stock.read("enabled", out.pull_stock.enabled, Need::optional, detail::boolean());
+    stock.read("interval", out.pull_stock.interval, Need::optional, detail::duration(10ms, 7 * 24h));
+    stock.read("page_size", out.pull_stock.page_size, Need::optional, detail::integer(1, 250));
+  }
 }
 
 // basic_auth_users: a mapping of user names to bcrypt hashes, as the exporters' web config has it.

@@ -181,6 +181,9 @@ TEST_F(ConfigLoaderTest, PullJobDefaults) {
   EXPECT_EQ(sync.pull_returns.page_size, 100);
   EXPECT_TRUE(sync.pull_lots.enabled);
   EXPECT_EQ(sync.pull_lots.interval, 15min);
+  EXPECT_TRUE(sync.pull_stock.enabled);
+  EXPECT_EQ(sync.pull_stock.interval, 15min);
+  EXPECT_EQ(sync.pull_stock.page_size, 250);
   // An empty jobs section changes nothing.
   EXPECT_EQ(load_string(valid("sync:\n  jobs:\n    pull_shipments: {}\n    mark_tracking: {}\n"), "test.yaml").sync,
             sync);
@@ -366,6 +369,8 @@ TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
       {"10ms to 24h", "sync.jobs.mark_tracking.interval", "9ms", "10ms", "24h", "24h1ms"},
       {"10ms to 24h", "sync.jobs.pull_returns.interval", "9ms", "10ms", "24h", "24h1ms"},
       {"10ms to 7d", "sync.jobs.pull_lots.interval", "9ms", "10ms", "7d", "7d1ms"},
+      {"10ms to 7d", "sync.jobs.pull_stock.interval", "9ms", "10ms", "7d", "7d1ms"},
+      {"1 to 250", "sync.jobs.pull_stock.page_size", "0", "1", "250", "251"},
       {"1 to 1000", "sync.jobs.push_orders.batch_size", "0", "1", "1000", "1001"},
       {"1 to 1000", "sync.jobs.mark_tracking.batch_size", "0", "1", "1000", "1001"},
       {"1 to 64", "sync.jobs.push_orders.concurrency", "0", "1", "64", "65"},

@@ -189,6 +189,16 @@ struct LotsConfig {
   bool operator==(const LotsConfig&) const = default;
 };
 
+// pull_stock: the SKU map and each SKU's stock, from a whole pass over the provider's product list.
+struct StockConfig {
+  bool enabled = true;
+  // A pass starts this long after the previous one started; its pages are read one after another.
+  Duration interval = std::chrono::minutes(15);
+  int page_size = 250;  // products per request (the provider's most)
+
+  bool operator==(const StockConfig&) const = default;
+};
+
 struct SyncConfig {
   // Where a first start begins: source rows with updated_at at or after it (ISO 8601). Unset: the
   // moment of the first start, so years of history are never pushed by surprise. Kept in the
@@ -203,6 +213,7 @@ struct SyncConfig {
   TrackingMarksConfig mark_tracking;
   PullJobConfig pull_returns{.interval = std::chrono::minutes(5), .page_size = 100};
   LotsConfig pull_lots;
+  StockConfig pull_stock;
 
   bool operator==(const SyncConfig&) const = default;
 };

@@ -116,6 +116,14 @@ bool read(Reader& reader, od::value& value, VariantCustoms& out) {
   });
 }
 
+bool read(Reader& reader, od::value& value, VariantInventory& out) {
+  return read_object(reader, value, [&](std::string_view key, od::value& field) {
+    if (key == "inventory_id") return read(reader, field, out.inventory_id);
+    if (key == "on_hand_qty") return read(reader, field, out.on_hand_qty);
+    return true;
+  });
+}
+
 bool read(Reader& reader, od::value& value, Variant& out) {
   static constexpr std::string_view kRequired[] = {"id"};
   RequiredKeys required(reader, kRequired);
@@ -128,9 +136,33 @@ bool read(Reader& reader, od::value& value, Variant& out) {
                        if (key == "upc") return read(reader, field, out.upc);
                        if (key == "status") return read(reader, field, out.status);
                        if (key == "customs") return read(reader, field, out.customs);
+                       if (key == "inventory") return read(reader, field, out.inventory);
+                       if (key == "updated_on") return read(reader, field, out.updated_on);
                        return true;
                      }) &&
          required.check();
+}
+
+bool read(Reader& reader, od::value& value, Product& out) {
+  static constexpr std::string_view kRequired[] = {"id"};
+  RequiredKeys required(reader, kRequired);
+  return read_object(reader, value,
+                     [&](std::string_view key, od::value& field) {
+                       if (key == "id") return required.read_field(0, field, out.id);
+                       if (key == "name") return read(reader, field, out.name);
+                       if (key == "variants") return read(reader, field, out.variants);
+                       return true;
+                     }) &&
+         required.check();
+}
+
+bool read(Reader& reader, od::value& value, ProductList& out) {
+  return read_object(reader, value, [&](std::string_view key, od::value& field) {
+    if (key == "items") return read(reader, field, out.items);
+    if (key == "next") return read(reader, field, out.next);
+    if (key == "prev") return read(reader, field, out.prev);
+    return true;
+  });
 }
 
 }  // namespace fulfillsync::api::detail
