@@ -367,6 +367,20 @@ void PostgresConnection::run_later(std::string_view task, const std::string& sql
   queued_.push_back({std::string(task), sql, std::move(params)});
 }
 
+std::vector<int> PostgresConnection::run_each(std::string_view task, const std::string& sql,
+                                             std::span<const std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(in_transaction_, "run_each writes inside a transaction");
+  std::vector<int> changed;
+  if (rows.empty()) return changed;
+  std::vector<Statement> statements = std::exchange(queued_, {});
+  const std::size_t first = statements.size();
+  for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
+  const std::vector<PgResult> results = pipeline(statements);
+  changed.reserve(rows.size());
+  for (std::size_t i = first; i < results.size(); ++i) changed.push_back(results[i].changed());
+  return changed;
+}
+
 std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> statements) {
   const std::string_view last_task = statements.back().task;
   if (connection_ == nullptr) fail(last_task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
@@ -449,6 +463,15 @@ int PgUpsert::write(SqlValues row) {
 void PgUpsert::write_unread(SqlValues row) {
   if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
   connection_.run_later(task_, sql_, parameters(row));
+}
+
+std::vector<int> PgUpsert::write_each(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) return {};
+  if (sql_.empty()) sql_ = pg_upsert_sql(table_, rows.front(), on_conflict_);
+  std::vector<std::vector<PgParam>> params;
+  params.reserve(rows.size());
+  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
+  return connection_.run_each(task_, sql_, params);
 }
 
 void PgUpsert::write_in_one_round_trip(std::span<const std::vector<Named>> rows) {

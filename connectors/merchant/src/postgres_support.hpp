@@ -145,6 +145,10 @@ class PostgresConnection {
   // so the transaction.
   void run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params);
 
+  // Inside a write transaction: runs `sql` once for each of `rows`, after the statements waiting
+  // (run_later), all in one round trip; returns the rows each changed. Fails as one statement does.
+  std::vector<int> run_each(std::string_view task, const std::string& sql, std::span<const std::vector<PgParam>> rows);
+
   // Round trips to the server so far (each statement, script or pipeline waited on): what the
   // batched writes save, for tests.
   std::uint64_t round_trips() const { return round_trips_; }
@@ -249,6 +253,8 @@ class PgUpsert final : public RowUpsert {
 
   int write(SqlValues row) override;
   void write_unread(SqlValues row) override;
+  // Inside a write transaction, in one round trip (PostgresConnection::run_each).
+  std::vector<int> write_each(std::span<const std::vector<Named>> rows) override;
   // Writes every row in one transaction of its own and one round trip
   // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
   void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
