@@ -105,18 +105,39 @@ TEST_F(PostgresPulledTablesTest, WritingShipmentsIsOneTransaction) {
             "Processing|true");
 }
 
-// The statements whose count is not read (statuses, items, tracking, deletes) go out with the next
-// shipment's upsert or the commit: a batch costs a round trip per shipment and two, not five or more.
-TEST_F(PostgresPulledTablesTest, ShipmentWritesSendWhatIsNotReadWithTheNextStatement) {
+// A page of shipments costs three round trips however many it holds: BEGIN; the order statuses
+// with every shipment's upsert, whose counts say which are newer; and their items, tracking and
+// deletes with COMMIT. Only the shipments written get their items and tracking replaced, also when
+// the page names one twice.
+TEST_F(PostgresPulledTablesTest, ShipmentWritesGoInThreeRoundTripsAPage) {
   auto pulled = make_postgres_pulled_tables(*connection);
+  auto held = shipment(6001, t2);
+  held.items = {{.line_number = 1, .product_reference_id = "HAT", .quantity = 1}};
+  pulled->write_shipments({}, std::vector{held});
+
   std::vector<ShipmentRecord> shipments;
-  for (std::int64_t id = 6001; id <= 6020; ++id) shipments.push_back(shipment(id, t1));
+  shipments.push_back(shipment(6001, t1));  // older than the one held: its items are not written
+  for (std::int64_t id = 6002; id <= 6020; ++id) shipments.push_back(shipment(id, t1));
+  auto newer = shipment(6020, t2);  // the page names 6020 again, newer
+  newer.items = {{.line_number = 1, .product_reference_id = "SCARF", .quantity = 4}};
+  shipments.push_back(newer);
+  auto older = shipment(6020, t1);  // and then older
+  older.tracking->tracking_number = "OLD";
+  shipments.push_back(older);
   shipments.back().is_tracking_uploaded = true;
+  shipments[5].is_tracking_uploaded = true;
   const std::uint64_t before = connection->round_trips();
   pulled->write_shipments(std::vector<OrderStatusRecord>{{.reference_id = "O-1", .status = "Fulfilled", .as_of = t1}},
                           shipments);
-  EXPECT_EQ(connection->round_trips() - before, shipments.size() + 2);  // BEGIN, one per shipment, COMMIT
-  EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_shipment_items"), "40");
+  EXPECT_EQ(connection->round_trips() - before, 3U);
+  EXPECT_EQ(one("SELECT string_agg(product_reference_id, ',') FROM fulfillsync.fulfillsync_shipment_items "
+                "WHERE shipment_id = 6001"),
+            "HAT");
+  EXPECT_EQ(one("SELECT string_agg(product_reference_id, ',') FROM fulfillsync.fulfillsync_shipment_items "
+                "WHERE shipment_id = 6020"),
+            "SCARF");
+  EXPECT_EQ(one("SELECT tracking_number FROM fulfillsync.fulfillsync_tracking WHERE shipment_id = 6020"), "1Z999");
+  EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_shipment_items"), "38");  // 1 + 18 * 2 + 1
   EXPECT_EQ(one("SELECT count(*) FROM fulfillsync.fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), "1");
   EXPECT_EQ(one("SELECT remote_status FROM fulfillsync.fulfillsync_order_sync"), "Fulfilled");
 }

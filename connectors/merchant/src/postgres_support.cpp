@@ -8,10 +8,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/posix/stream_descriptor.hpp>
+
 #include "fulfillsync/common/doubling.hpp"
 #include "fulfillsync/common/invariant.hpp"
 
 namespace fulfillsync::merchant {
+namespace asio = boost::asio;
+
 namespace {
 
 // The type oids of pg_type the readers tell apart (catalog/pg_type_d.h, stable across versions).
@@ -134,6 +138,39 @@ std::string pg_error_message(const PGconn* connection) {
   return connection != nullptr ? one_line(PQerrorMessage(connection)) : "out of memory";
 }
 
+// One awaited pipeline: its statements, its results as they come, and its end.
+struct PostgresConnection::AwaitedPipeline {
+  std::vector<Statement> statements;
+  std::unique_ptr<PipelineReading> reading;
+  bool done = false;
+  std::vector<PgResult> results;
+  std::exception_ptr failure;
+};
+
+// What the awaited pipelines share with the connection and their awaiters: whose turn it is, the
+// pipeline under way and libpq's socket as Asio watches it while one is.
+struct PostgresConnection::Awaited {
+  bool turn_taken = false;
+  std::optional<asio::steady_timer> turn_released;  // cancelled when a turn ends: the waiters look again
+  std::shared_ptr<AwaitedPipeline> under_way;
+  std::optional<asio::posix::stream_descriptor> socket;  // libpq's, lent while one is under way
+
+  // libpq keeps its socket: Asio lets it go (and ends the waits on it).
+  void stop_watching() {
+    if (socket) socket->release();
+    socket.reset();
+  }
+};
+
+struct PostgresConnection::PipelineReading {
+  std::span<const Statement> statements;
+  std::vector<PgResult> results{};
+  std::optional<std::pair<std::size_t, std::string>> error{};  // the first: which statement, and why
+  std::optional<DatabaseFailure> failure{};
+  bool synced = false;
+  int nulls_in_a_row = 0;
+};
+
 PostgresConnection::PostgresConnection(const config::MerchantConfig& config, bool read_only)
     : config_(config.postgresql),
       params_(config.postgresql),
@@ -150,6 +187,7 @@ PostgresConnection::PostgresConnection(const config::MerchantConfig& config, boo
 }
 
 PostgresConnection::~PostgresConnection() {
+  if (awaited_) awaited_->stop_watching();  // before libpq closes the socket
   if (connection_ != nullptr) PQfinish(connection_);
 }
 
@@ -222,6 +260,7 @@ PgResult PostgresConnection::run(std::string_view task, const std::string& sql, 
 }
 
 PgResult PostgresConnection::execute(std::string_view task, const std::string& sql, std::span<const PgParam> params) {
+  finish_awaited();
   if (!in_transaction_) {
     open_if_lost(task);
   } else if (connection_ == nullptr) {
@@ -252,6 +291,7 @@ PgResult PostgresConnection::execute(std::string_view task, const std::string& s
 }
 
 void PostgresConnection::open_if_lost(std::string_view task) {
+  finish_awaited();
   if (connection_ != nullptr) {
     // A server that ended the connection (a restart's shutdown, pg_terminate_backend) has said so on
     // the socket: read it now rather than learn it from a failed statement. Never blocks (libpq's
@@ -297,6 +337,7 @@ void PostgresConnection::drop(std::string_view task, std::string_view why) {
 }
 
 void PostgresConnection::run_script(std::string_view task, const std::string& sql) {
+  finish_awaited();
   if (!in_transaction_) open_if_lost(task);
   if (connection_ == nullptr) {
     fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
@@ -332,6 +373,7 @@ void PostgresConnection::commit(std::string_view task) {
 }
 
 void PostgresConnection::rollback() noexcept {
+  finish_awaited();
   in_transaction_ = false;
   queued_.clear();
   // Nothing to roll back on a broken connection: the server ended the transaction with it.
@@ -340,26 +382,140 @@ void PostgresConnection::rollback() noexcept {
   PQclear(PQexec(connection_, "ROLLBACK"));
 }
 
-std::vector<int> PostgresConnection::run_in_one_round_trip(std::string_view task, const std::string& sql,
-                                                           std::span<const std::vector<PgParam>> rows) {
-  FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
-  std::vector<int> changed;
-  if (rows.empty()) return changed;
-  open_if_lost(task);
+std::vector<PostgresConnection::Statement> PostgresConnection::one_transaction(
+    std::string_view task, const std::string& sql, std::span<const std::vector<PgParam>> rows) {
   std::vector<Statement> statements;
   statements.reserve(rows.size() + 2);
   statements.push_back({std::string(task), "BEGIN", {}});
   for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
   statements.push_back({std::string(task), "COMMIT", {}});
-  std::vector<PgResult> results;
+  return statements;
+}
+
+namespace {
+
+// Waits until libpq's socket can be read or written, whichever comes first (or the socket is let go).
+// `socket` may be let go meanwhile (a blocking statement finished the pipeline).
+asio::awaitable<void> until_ready(std::optional<asio::posix::stream_descriptor>& socket) {
+  asio::steady_timer both_done(co_await asio::this_coro::executor, asio::steady_timer::time_point::max());
+  int waiting = 2;
+  const auto on_ready = [&](const boost::system::error_code&) {
+    if (waiting == 2 && socket) socket->cancel();  // the first: the other wait ends too
+    if (--waiting == 0) both_done.cancel();
+  };
+  socket->async_wait(asio::posix::stream_descriptor::wait_read, on_ready);
+  socket->async_wait(asio::posix::stream_descriptor::wait_write, on_ready);
+  boost::system::error_code ignored;
+  co_await both_done.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+// The rows each of a transaction's statements changed (BEGIN's and COMMIT's left out).
+std::vector<int> changed_between(const std::vector<PgResult>& results) {
+  std::vector<int> changed;
+  for (std::size_t i = 1; i + 1 < results.size(); ++i) changed.push_back(results[i].changed());
+  return changed;
+}
+
+}  // namespace
+
+std::vector<int> PostgresConnection::run_in_one_round_trip(std::string_view task, const std::string& sql,
+                                                           std::span<const std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
+  if (rows.empty()) return {};
+  open_if_lost(task);
   try {
-    results = pipeline(statements);
+    return changed_between(pipeline(one_transaction(task, sql, rows)));
   } catch (...) {
     rollback();  // a failed transaction waits for it
     throw;
   }
-  for (std::size_t i = 1; i <= rows.size(); ++i) changed.push_back(results[i].changed());
-  return changed;
+}
+
+asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_async(
+    std::string task, std::string sql, std::vector<std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
+  if (rows.empty()) co_return std::vector<int>{};
+  if (!awaited_) awaited_ = std::make_shared<Awaited>();
+  const std::shared_ptr<Awaited> awaited = awaited_;
+  const auto executor = co_await asio::this_coro::executor;
+  while (awaited->turn_taken) {
+    if (!awaited->turn_released) awaited->turn_released.emplace(executor, asio::steady_timer::time_point::max());
+    boost::system::error_code ignored;
+    co_await awaited->turn_released->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  awaited->turn_taken = true;
+  struct EndOfTurn {
+    Awaited& awaited;
+    ~EndOfTurn() {
+      awaited.turn_taken = false;
+      if (awaited.turn_released) awaited.turn_released->cancel();
+    }
+  } end_of_turn{*awaited};
+
+  const auto pipeline = std::make_shared<AwaitedPipeline>();
+  try {
+    open_if_lost(task);
+    pipeline->statements = one_transaction(task, sql, rows);
+    // Queued without waiting for the socket to take it all: a batch of hundreds of statements is
+    // more than it holds, and the server takes the rest only as fast as it executes them.
+    PQsetnonblocking(connection_, 1);
+    send_pipeline(pipeline->statements);
+    pipeline->reading = std::make_unique<PipelineReading>();
+    pipeline->reading->statements = pipeline->statements;
+    awaited->under_way = pipeline;
+    awaited->socket.emplace(executor, PQsocket(connection_));
+  } catch (...) {
+    if (connection_ != nullptr) PQsetnonblocking(connection_, 0);
+    pipeline->failure = std::current_exception();
+    pipeline->done = true;
+  }
+  // Sends the rest as the socket takes it, reading the answers that come meanwhile (so that the
+  // server, were it to wait on sending them, goes on). A lost connection ends it: PQgetResult below
+  // says so without waiting.
+  while (!pipeline->done && PQflush(connection_) == 1) {
+    co_await until_ready(awaited->socket);
+    if (!pipeline->done) PQconsumeInput(connection_);
+  }
+  // Reads each result once libpq has all of it, the loop free meanwhile. A blocking statement that
+  // comes in between reads the rest itself (finish_awaited), and ends the wait.
+  while (!pipeline->done) {
+    if (PQisBusy(connection_) == 1) {
+      boost::system::error_code ignored;
+      co_await awaited->socket->async_wait(asio::posix::stream_descriptor::wait_read,
+                                           asio::redirect_error(asio::use_awaitable, ignored));
+      if (pipeline->done) break;
+      // A lost connection fails to read here; PQgetResult then says so without waiting.
+      if (PQconsumeInput(connection_) == 1 && PQisBusy(connection_) == 1) continue;
+    }
+    if (!read_next(*pipeline->reading)) complete(*pipeline);
+  }
+  if (pipeline->failure) {
+    rollback();  // a failed transaction waits for it
+    std::rethrow_exception(pipeline->failure);
+  }
+  co_return changed_between(pipeline->results);
+}
+
+void PostgresConnection::finish_awaited() {
+  if (!awaited_ || !awaited_->under_way) return;
+  const std::shared_ptr<AwaitedPipeline> pipeline = awaited_->under_way;
+  awaited_->stop_watching();  // wakes its awaiter, which finds it done
+  // PQgetResult sends what is left to send, waiting as a blocking statement does.
+  while (read_next(*pipeline->reading)) {
+  }
+  complete(*pipeline);
+}
+
+void PostgresConnection::complete(AwaitedPipeline& pipeline) {
+  awaited_->stop_watching();
+  awaited_->under_way.reset();
+  if (connection_ != nullptr) PQsetnonblocking(connection_, 0);  // all sent: the sync's answer came
+  try {
+    pipeline.results = finish_pipeline(*pipeline.reading);
+  } catch (...) {
+    pipeline.failure = std::current_exception();
+  }
+  pipeline.done = true;
 }
 
 void PostgresConnection::run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params) {
@@ -367,7 +523,31 @@ void PostgresConnection::run_later(std::string_view task, const std::string& sql
   queued_.push_back({std::string(task), sql, std::move(params)});
 }
 
+std::vector<int> PostgresConnection::run_each(std::string_view task, const std::string& sql,
+                                             std::span<const std::vector<PgParam>> rows) {
+  FULFILLSYNC_INVARIANT(in_transaction_, "run_each writes inside a transaction");
+  std::vector<int> changed;
+  if (rows.empty()) return changed;
+  std::vector<Statement> statements = std::exchange(queued_, {});
+  const std::size_t first = statements.size();
+  for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
+  const std::vector<PgResult> results = pipeline(statements);
+  changed.reserve(rows.size());
+  for (std::size_t i = first; i < results.size(); ++i) changed.push_back(results[i].changed());
+  return changed;
+}
+
 std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> statements) {
+  finish_awaited();
+  send_pipeline(statements);
+  PipelineReading reading;
+  reading.statements = statements;
+  while (read_next(reading)) {
+  }
+  return finish_pipeline(reading);
+}
+
+void PostgresConnection::send_pipeline(std::span<const Statement> statements) {
   const std::string_view last_task = statements.back().task;
   if (connection_ == nullptr) fail(last_task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
   ++round_trips_;
@@ -381,42 +561,43 @@ std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> st
   sent = sent && PQpipelineSync(connection_) == 1;
   // Only a broken connection refuses to queue: its state is unknown, so it is opened afresh.
   if (!sent) fail(last_task, pg_error_message(connection_), DatabaseFailure::connection_lost);
+}
 
-  // One result per statement, each followed by a null, then the sync's. After an error the server
-  // skips the rest (PGRES_PIPELINE_ABORTED) up to the sync.
-  std::vector<PgResult> results;
-  results.reserve(statements.size());
-  std::optional<std::pair<std::size_t, std::string>> error;  // the first: which statement, and why
-  std::optional<DatabaseFailure> failure;
-  bool synced = false;
-  int nulls_in_a_row = 0;
-  while (!synced) {
-    PGresult* raw = PQgetResult(connection_);
-    if (raw == nullptr) {
-      // Two in a row: nothing more will come (a lost connection ends the pipeline so).
-      if (++nulls_in_a_row > 1 || PQstatus(connection_) == CONNECTION_BAD) break;
-      continue;
-    }
-    nulls_in_a_row = 0;
-    PgResult result(raw);
-    const ExecStatusType status = PQresultStatus(raw);
-    if (status == PGRES_PIPELINE_SYNC) {
-      synced = true;
-    } else if (status == PGRES_FATAL_ERROR && !error) {
-      const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-      const std::string message = one_line(PQresultErrorMessage(raw));
-      error.emplace(results.size(), sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
-      failure = classify(connection_, sqlstate);
-      results.push_back(std::move(result));
-    } else {
-      results.push_back(std::move(result));
-    }
+// One result per statement, each followed by a null, then the sync's. After an error the server
+// skips the rest (PGRES_PIPELINE_ABORTED) up to the sync.
+bool PostgresConnection::read_next(PipelineReading& reading) {
+  PGresult* raw = PQgetResult(connection_);
+  if (raw == nullptr) {
+    // Two in a row: nothing more will come (a lost connection ends the pipeline so).
+    return ++reading.nulls_in_a_row <= 1 && PQstatus(connection_) != CONNECTION_BAD;
   }
-  if (!synced || PQexitPipelineMode(connection_) != 1) {
-    if (!error) error.emplace(results.size(), pg_error_message(connection_));
+  reading.nulls_in_a_row = 0;
+  PgResult result(raw);
+  const ExecStatusType status = PQresultStatus(raw);
+  if (status == PGRES_PIPELINE_SYNC) {
+    reading.synced = true;
+    return false;
+  }
+  if (status == PGRES_FATAL_ERROR && !reading.error) {
+    const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+    const std::string message = one_line(PQresultErrorMessage(raw));
+    reading.error.emplace(reading.results.size(),
+                          sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
+    reading.failure = classify(connection_, sqlstate);
+  }
+  reading.results.push_back(std::move(result));
+  return true;
+}
+
+std::vector<PgResult> PostgresConnection::finish_pipeline(PipelineReading& reading) {
+  std::span<const Statement> statements = reading.statements;
+  auto& error = reading.error;
+  auto& failure = reading.failure;
+  if (!reading.synced || PQexitPipelineMode(connection_) != 1) {
+    if (!error) error.emplace(reading.results.size(), pg_error_message(connection_));
     failure = DatabaseFailure::connection_lost;
   }
-  if (!error) return results;
+  if (!error) return std::move(reading.results);
   const std::size_t at = std::min(error->first, statements.size() - 1);
   const Statement& failed = statements[at];
   // (commit() says so for a transaction of in_transaction.)
@@ -449,6 +630,24 @@ int PgUpsert::write(SqlValues row) {
 void PgUpsert::write_unread(SqlValues row) {
   if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
   connection_.run_later(task_, sql_, parameters(row));
+}
+
+std::vector<int> PgUpsert::write_each(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) return {};
+  if (sql_.empty()) sql_ = pg_upsert_sql(table_, rows.front(), on_conflict_);
+  std::vector<std::vector<PgParam>> params;
+  params.reserve(rows.size());
+  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
+  return connection_.run_each(task_, sql_, params);
+}
+
+asio::awaitable<void> PgUpsert::write_in_one_round_trip_async(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) co_return;
+  std::string sql = pg_upsert_sql(table_, rows.front(), on_conflict_);
+  std::vector<std::vector<PgParam>> params;
+  params.reserve(rows.size());
+  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
+  co_await connection_.run_in_one_round_trip_async(task_, std::move(sql), std::move(params));
 }
 
 void PgUpsert::write_in_one_round_trip(std::span<const std::vector<Named>> rows) {

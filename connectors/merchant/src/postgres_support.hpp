@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "fulfillsync/common/asio.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
@@ -140,10 +141,23 @@ class PostgresConnection {
   std::vector<int> run_in_one_round_trip(std::string_view task, const std::string& sql,
                                          std::span<const std::vector<PgParam>> rows);
 
+  // The same, awaited without holding up the caller's event loop: the statements go out at once and
+  // the loop serves others (an order's HTTP send, its answer) while the server works, until libpq's
+  // socket, watched by Asio as the change listener's is, has the answer. Fails as the blocking one
+  // does. One such batch is under way at a time; another waits its turn. A blocking statement
+  // meanwhile first waits for what the batch under way has left to come (as it would for a statement
+  // of its own), so no one reads another's results.
+  boost::asio::awaitable<std::vector<int>> run_in_one_round_trip_async(std::string task, std::string sql,
+                                                                       std::vector<std::vector<PgParam>> rows);
+
   // Inside a write transaction: a statement whose result nobody reads. It waits, and goes out with the
   // next statement that is read (or COMMIT) in one round trip; its failure fails that statement, and
   // so the transaction.
   void run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params);
+
+  // Inside a write transaction: runs `sql` once for each of `rows`, after the statements waiting
+  // (run_later), all in one round trip; returns the rows each changed. Fails as one statement does.
+  std::vector<int> run_each(std::string_view task, const std::string& sql, std::span<const std::vector<PgParam>> rows);
 
   // Round trips to the server so far (each statement, script or pipeline waited on): what the
   // batched writes save, for tests.
@@ -212,6 +226,22 @@ class PostgresConnection {
   // Sends `statements` in one round trip (libpq's pipeline mode) and returns their results; throws
   // the first one's failure (the server skipped those after it).
   std::vector<PgResult> pipeline(std::span<const Statement> statements);
+  // BEGIN, `sql` once per row, COMMIT: run_in_one_round_trip's statements.
+  static std::vector<Statement> one_transaction(std::string_view task, const std::string& sql,
+                                                std::span<const std::vector<PgParam>> rows);
+  // pipeline()'s halves: sending, and reading the results as they come (PipelineReading); what the
+  // blocking and the awaited pipelines share.
+  struct PipelineReading;
+  void send_pipeline(std::span<const Statement> statements);
+  bool read_next(PipelineReading& reading);  // takes one PQgetResult; false once all came
+  std::vector<PgResult> finish_pipeline(PipelineReading& reading);
+  // The awaited pipeline under way, if any: read to its end (blocking) before the connection is used
+  // otherwise, its results kept for its awaiter.
+  void finish_awaited();
+  struct Awaited;          // the state of the awaited pipelines (postgres_support.cpp)
+  struct AwaitedPipeline;  // one under way
+  // Its end, however it came: its results (or failure) kept for its awaiter, the socket let go.
+  void complete(AwaitedPipeline& pipeline);
   void begin(std::string_view task, Transaction kind);
   void commit(std::string_view task);
   void rollback() noexcept;
@@ -236,6 +266,7 @@ class PostgresConnection {
   std::string farewell_;  // the server's last FATAL message (why it ended the connection)
   std::uint64_t round_trips_ = 0;
   std::vector<Statement> queued_;  // run_later's, in order
+  std::shared_ptr<Awaited> awaited_;  // shared with the awaiting coroutines, which may outlive a turn
 };
 
 // Writes rows into one table one at a time (or a batch in one round trip), each value named beside
@@ -249,9 +280,13 @@ class PgUpsert final : public RowUpsert {
 
   int write(SqlValues row) override;
   void write_unread(SqlValues row) override;
+  // Inside a write transaction, in one round trip (PostgresConnection::run_each).
+  std::vector<int> write_each(std::span<const std::vector<Named>> rows) override;
   // Writes every row in one transaction of its own and one round trip
   // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
   void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
+  // The same, awaited (PostgresConnection::run_in_one_round_trip_async).
+  boost::asio::awaitable<void> write_in_one_round_trip_async(std::span<const std::vector<Named>> rows);
 
  private:
   PostgresConnection& connection_;

@@ -19,15 +19,31 @@ std::vector<SyncResult> read_results(const PgResult& rows, SourceKind kind) {
 
 }  // namespace
 
-void PostgresSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
-  if (results.empty()) return;
-  const std::string table = connection_.result_table(kind);
-  // One transaction in one round trip: each row its own upsert, so a batch naming a row twice
-  // writes it as one after the other would.
+namespace {
+
+// One transaction in one round trip: each row its own upsert, so a batch naming a row twice writes
+// it as one after the other would.
+std::vector<std::vector<Named>> result_rows(SourceKind kind, std::span<const SyncResult> results) {
   std::vector<std::vector<Named>> rows;
   rows.reserve(results.size());
   for (const SyncResult& result : results) rows.push_back(result_row(kind, result));
-  PgUpsert(connection_, table, result_upsert_rules()).write_in_one_round_trip(rows);
+  return rows;
+}
+
+}  // namespace
+
+void PostgresSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
+  if (results.empty()) return;
+  PgUpsert(connection_, connection_.result_table(kind), result_upsert_rules())
+      .write_in_one_round_trip(result_rows(kind, results));
+}
+
+boost::asio::awaitable<void> PostgresSyncResults::write_results_async(SourceKind kind,
+                                                                      std::span<const SyncResult> results) {
+  if (results.empty()) co_return;
+  PgUpsert upsert(connection_, connection_.result_table(kind), result_upsert_rules());
+  const std::vector<std::vector<Named>> rows = result_rows(kind, results);
+  co_await upsert.write_in_one_round_trip_async(rows);
 }
 
 std::map<std::string, std::int64_t> PostgresSyncResults::count_results_by_state(SourceKind kind) {

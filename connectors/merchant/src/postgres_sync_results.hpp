@@ -11,6 +11,7 @@ class PostgresSyncResults final : public SyncResults {
   explicit PostgresSyncResults(PostgresConnection& connection) : connection_(connection) {}
 
   void write_results(SourceKind kind, std::span<const SyncResult> results) override;
+  boost::asio::awaitable<void> write_results_async(SourceKind kind, std::span<const SyncResult> results) override;
   std::vector<SyncResult> results_after(SourceKind kind, std::string_view after_reference_id,
                                         std::size_t limit) override;
   std::map<std::string, std::int64_t> count_results_by_state(SourceKind kind) override;

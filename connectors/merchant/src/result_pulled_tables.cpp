@@ -133,8 +133,13 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
     }
 
     const std::string now = now_text();
+    // The shipments first, all together (one round trip where the database can); then what belongs to
+    // each one written. Its items and tracking go to other tables, so a page naming a shipment twice
+    // ends as it did when each was written after its shipment.
+    std::vector<std::vector<Named>> rows;
+    rows.reserve(shipments.size());
     for (const ShipmentRecord& shipment : shipments) {
-      const int written = w.shipments->write({
+      rows.push_back({
           {"shipment_id", shipment.shipment_id},
           {"order_id", shipment.order_id},
           {"order_reference_id", shipment.order_reference_id},
@@ -154,7 +159,11 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
           {"is_tracking_uploaded", shipment.is_tracking_uploaded},
           {"synced_at", now},
       });
-      if (written == 0) continue;  // an older record: its items and tracking are older too
+    }
+    const std::vector<int> written = w.shipments->write_each(rows);
+    for (std::size_t i = 0; i < shipments.size(); ++i) {
+      if (written[i] == 0) continue;  // an older record: its items and tracking are older too
+      const ShipmentRecord& shipment = shipments[i];
       db.run_unread(w.delete_items, {{"shipment_id", shipment.shipment_id}});
       for (const ShipmentItemRecord& item : shipment.items) {
         w.items->write_unread({

@@ -85,6 +85,15 @@ class RowUpsert {
   // statement whose result is read or with the commit, in one round trip (PostgreSQL does).
   virtual void write_unread(SqlValues row) { write(row); }
   void write_unread(std::initializer_list<Named> row) { write_unread(SqlValues(row.begin(), row.size())); }
+  // Writes each row, in order, and returns what each changed: a database may send them all (with the
+  // statements waiting to go) in one round trip, where one write() a row would cost one each
+  // (PostgreSQL does).
+  virtual std::vector<int> write_each(std::span<const std::vector<Named>> rows) {
+    std::vector<int> changed;
+    changed.reserve(rows.size());
+    for (const std::vector<Named>& row : rows) changed.push_back(write(row));
+    return changed;
+  }
 };
 
 // SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the

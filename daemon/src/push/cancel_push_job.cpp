@@ -102,7 +102,7 @@ asio::awaitable<JobRun> CancelPushJob::run() {
   check_intent();
   co_await reconcile(run);
   if (run.back_off > 0ms) {
-    context_.results.flush(merchant::SourceKind::orders, name());
+    co_await context_.results.flush_async(merchant::SourceKind::orders, name());
     co_return run;
   }
   auto& ledger = context_.ledger;
@@ -136,7 +136,7 @@ asio::awaitable<JobRun> CancelPushJob::run() {
     batch.commit();
   }
   if (!keys.empty() && !co_await skip_already_cancelled(keys, order_ids, run)) {
-    context_.results.flush(merchant::SourceKind::orders, name());
+    co_await context_.results.flush_async(merchant::SourceKind::orders, name());
     co_return run;
   }
   if (!keys.empty()) {
@@ -149,7 +149,7 @@ asio::awaitable<JobRun> CancelPushJob::run() {
         LedgerKind::order_cancel, keys, send_cancel, run,
         [&](std::size_t i, const api::Outcome& outcome) { record(keys[i], order_ids[i], outcome, run); });
   }
-  context_.results.flush(merchant::SourceKind::orders, name());
+  co_await context_.results.flush_async(merchant::SourceKind::orders, name());
   co_return run;
 }
 

@@ -77,8 +77,8 @@ asio::awaitable<JobRun> CreatePushJob::run() {
   run.more = context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source() : true;
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send(run);
-  context_.results.flush(kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns,
-                         name());
+  co_await context_.results.flush_async(
+      kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, name());
   co_return run;
 }
 
@@ -197,10 +197,10 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
     answers[i] = co_await create(entries[i].body, std::move(before_send));
     co_return answers[i].outcome;
   };
-  const Announce announce = [&](std::span<const std::size_t> marked) {
+  const Announce announce = [&](std::vector<std::size_t> marked) -> asio::awaitable<void> {
     std::vector<LedgerEntry> leaving;
     for (const std::size_t i : marked) leaving.push_back(entries[i]);
-    context_.results.announce_sends(
+    co_await context_.results.announce_sends(
         kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, leaving,
         name());
   };

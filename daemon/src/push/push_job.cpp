@@ -63,8 +63,9 @@ class SendCommits {
         after_ledger_commit_(fmt::format("{}.after_ledger_commit", job)),
         committed_(executor, asio::steady_timer::time_point::max()) {}
 
-  // Returns once `mark` (and every answer recorded before it) is durable.
-  asio::awaitable<void> mark(std::function<void()> mark) {
+  // Returns once `mark` (and every answer recorded before it) is durable, `before` awaited first.
+  asio::awaitable<void> mark(std::function<void()> mark, std::function<asio::awaitable<void>()> before = {}) {
+    if (before) befores_.push_back(std::move(before));
     marks_.push_back(std::move(mark));
     co_await commit();
   }
@@ -89,21 +90,35 @@ class SendCommits {
     } else {
       leader_ = true;
       co_await asio::post(executor_, asio::use_awaitable);  // lets the sends ready now join
+      std::exception_ptr failure;
+      try {
+        // What precedes the marks (their announcements), awaited: the marks arriving meanwhile
+        // join this commit, once theirs are done too.
+        while (!befores_.empty()) {
+          const auto befores = std::exchange(befores_, {});
+          for (const auto& before : befores) co_await before();
+        }
+      } catch (...) {
+        failure = std::current_exception();
+      }
       const auto marks = std::exchange(marks_, {});
       const auto answers = std::exchange(answers_, {});
+      befores_.clear();
       leader_ = false;
-      try {
-        auto batch = ledger_.batch();
-        for (const auto& record : answers) record();
-        for (const auto& mark : marks) mark();
-        if (!answers.empty()) failpoint(after_response_);
-        batch.commit();
-        failure_ = nullptr;
-        if (!answers.empty()) failpoint(after_ledger_commit_);
-        if (!marks.empty()) failpoint(after_mark_);
-      } catch (...) {
-        failure_ = std::current_exception();
+      if (!failure) {
+        try {
+          auto batch = ledger_.batch();
+          for (const auto& record : answers) record();
+          for (const auto& mark : marks) mark();
+          if (!answers.empty()) failpoint(after_response_);
+          batch.commit();
+          if (!answers.empty()) failpoint(after_ledger_commit_);
+          if (!marks.empty()) failpoint(after_mark_);
+        } catch (...) {
+          failure = std::current_exception();
+        }
       }
+      failure_ = failure;
       ++generation_;
       committed_.cancel();
     }
@@ -114,6 +129,7 @@ class SendCommits {
   OutboundLedger& ledger_;
   std::string after_mark_, after_response_, after_ledger_commit_;
   std::vector<std::function<void()>> marks_, answers_;
+  std::vector<std::function<asio::awaitable<void>()>> befores_;
   bool leader_ = false;
   std::uint64_t generation_ = 0;
   std::exception_ptr failure_;  // of the latest commit
@@ -174,11 +190,12 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
               for (const std::size_t j : due) marks[j] = marking;
               // Named: GCC 12 mis-destroys a temporary built inside co_await.
               std::function<void()> mark_due = [&, due] {
-                if (announce) announce(due);
                 for (const std::size_t j : due) context_.ledger.mark_in_flight(kind, keys[j]);
               };
+              std::function<asio::awaitable<void>()> announce_due;
+              if (announce) announce_due = [&announce, due] { return announce(due); };
               try {
-                co_await commits.mark(std::move(mark_due));
+                co_await commits.mark(std::move(mark_due), std::move(announce_due));
               } catch (...) {
                 for (const std::size_t j : due) marks[j] = unmarked;
                 throw;

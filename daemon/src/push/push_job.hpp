@@ -78,8 +78,9 @@ class PushJob : public Job {
   // next commit; marks and answers that come together share a commit. Stops starting new ones after
   // a 429, 401 or 403, or at a stop: those stay pending. Should a commit fail, the error is rethrown
   // once every send whose answer it lost is `unknown`. `announce`, when given, is told which sends a
-  // mark covers just before the mark is committed (outside that transaction's database).
-  using Announce = std::function<void(std::span<const std::size_t> marked)>;
+  // mark covers just before the mark is committed (outside that transaction's database), and awaited:
+  // the other sends go on meanwhile, and the marks that arrive join that commit once theirs are told.
+  using Announce = std::function<boost::asio::awaitable<void>(std::vector<std::size_t> marked)>;
   boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
                                            JobRun& run,
                                            const std::function<void(std::size_t, const api::Outcome&)>& record,

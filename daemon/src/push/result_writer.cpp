@@ -13,6 +13,8 @@
 #include "fulfillsync/daemon/job/failpoints.hpp"
 
 namespace fulfillsync::daemon {
+namespace asio = boost::asio;
+
 namespace {
 
 timestamps::TimePoint time_of(const std::string& text) {
@@ -83,48 +85,77 @@ merchant::SyncResult return_result(const LedgerEntry& create) { return base_resu
 ResultWriter::ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics)
     : ledger_(ledger), results_(results), metrics_(metrics) {}
 
-bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int limit) {
-  std::vector<LedgerEntry> written;
-  std::vector<merchant::SyncResult> results;
+ResultWriter::Unwritten ResultWriter::unwritten(merchant::SourceKind kind, int limit) {
+  Unwritten unwritten;
   if (kind == merchant::SourceKind::returns) {
-    written = ledger_.unwritten_results(LedgerKind::return_create, limit);
-    for (const auto& entry : written) results.push_back(return_result(entry));
-  } else {
-    // Both entries of an order go into its one row, whichever of them changed.
-    std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> orders;
-    for (auto& entry : ledger_.unwritten_results(LedgerKind::order_create, limit)) {
-      orders[entry.source_key].first = entry;
-      written.push_back(std::move(entry));
-    }
-    for (auto& entry : ledger_.unwritten_results(LedgerKind::order_cancel, limit)) {
-      orders[entry.source_key].second = entry;
-      written.push_back(std::move(entry));
-    }
-    for (auto& [key, entries] : orders) {
-      if (!entries.first) entries.first = ledger_.find(LedgerKind::order_create, key);
-      if (!entries.second) entries.second = ledger_.find(LedgerKind::order_cancel, key);
-      results.push_back(order_result(entries.first, entries.second));
-    }
+    unwritten.entries = ledger_.unwritten_results(LedgerKind::return_create, limit);
+    for (const auto& entry : unwritten.entries) unwritten.results.push_back(return_result(entry));
+    return unwritten;
   }
-  if (results.empty()) return true;
-  try {
-    results_.write_results(kind, results);
-  } catch (const std::exception& e) {
+  // Both entries of an order go into its one row, whichever of them changed.
+  std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> orders;
+  for (auto& entry : ledger_.unwritten_results(LedgerKind::order_create, limit)) {
+    orders[entry.source_key].first = entry;
+    unwritten.entries.push_back(std::move(entry));
+  }
+  for (auto& entry : ledger_.unwritten_results(LedgerKind::order_cancel, limit)) {
+    orders[entry.source_key].second = entry;
+    unwritten.entries.push_back(std::move(entry));
+  }
+  for (auto& [key, entries] : orders) {
+    if (!entries.first) entries.first = ledger_.find(LedgerKind::order_create, key);
+    if (!entries.second) entries.second = ledger_.find(LedgerKind::order_cancel, key);
+    unwritten.results.push_back(order_result(entries.first, entries.second));
+  }
+  return unwritten;
+}
+
+bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int limit, std::exception_ptr failure) {
+  if (failure) {
     metrics_.count_result_write_failure();
-    spdlog::warn("{}: writing {} result rows to the merchant database failed ({}); retrying later", job, results.size(),
-                 e.what());
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: writing {} result rows to the merchant database failed ({}); retrying later", job,
+                   unwritten.results.size(), e.what());
+    }
     return false;
   }
   failpoint(fmt::format("{}.after_result_write", job));
+  // An entry that changed while the write was under way keeps its mark (mark_result_written).
   auto batch = ledger_.batch();
-  for (const auto& entry : written) ledger_.mark_result_written(entry);
+  for (const auto& entry : unwritten.entries) ledger_.mark_result_written(entry);
   batch.commit();
-  return static_cast<int>(written.size()) < limit;
+  return static_cast<int>(unwritten.entries.size()) < limit;
 }
 
-bool ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
-                                  std::string_view job) {
-  if (entries.empty()) return true;
+bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int limit) {
+  const Unwritten rows = unwritten(kind, limit);
+  if (rows.results.empty()) return true;
+  std::exception_ptr failure;
+  try {
+    results_.write_results(kind, rows.results);
+  } catch (const std::exception&) {
+    failure = std::current_exception();
+  }
+  return settle(rows, job, limit, failure);
+}
+
+asio::awaitable<bool> ResultWriter::flush_async(merchant::SourceKind kind, std::string_view job, int limit) {
+  const Unwritten rows = unwritten(kind, limit);
+  if (rows.results.empty()) co_return true;
+  std::exception_ptr failure;
+  try {
+    co_await results_.write_results_async(kind, rows.results);
+  } catch (const std::exception&) {
+    failure = std::current_exception();
+  }
+  co_return settle(rows, job, limit, failure);
+}
+
+asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
+                                                   std::string_view job) {
+  if (entries.empty()) co_return true;
   std::vector<merchant::SyncResult> results;
   for (const LedgerEntry& entry : entries) {
     merchant::SyncResult result =
@@ -132,16 +163,18 @@ bool ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const Led
     result.state = std::string(to_string(LedgerState::in_flight));
     results.push_back(std::move(result));
   }
+  std::string failure;
   try {
-    results_.write_results(kind, results);
+    co_await results_.write_results_async(kind, results);
   } catch (const std::exception& e) {
-    metrics_.count_result_write_failure();
-    spdlog::warn("{}: writing {} result rows as in flight to the merchant database failed ({}); sending them all "
-                 "the same",
-                 job, results.size(), e.what());
-    return false;
+    failure = e.what();
   }
-  return true;
+  if (failure.empty()) co_return true;
+  metrics_.count_result_write_failure();
+  spdlog::warn("{}: writing {} result rows as in flight to the merchant database failed ({}); sending them all "
+               "the same",
+               job, results.size(), failure);
+  co_return false;
 }
 
 }  // namespace fulfillsync::daemon

@@ -10,6 +10,7 @@
 #include <span>
 #include <string_view>
 
+#include "fulfillsync/common/asio.hpp"
 #include "fulfillsync/daemon/job/sync_metrics.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/merchant/sync_results.hpp"
@@ -25,18 +26,30 @@ class ResultWriter {
 
   // Writes the results of up to `limit` entries whose results are not written yet. `job` names the
   // failpoints. A failed write is logged and counted, and left for the next call. Returns whether
-  // everything was written.
+  // everything was written. The jobs await it (flush_async): the event loop serves the other jobs'
+  // sends while the merchant database works.
   bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
+  boost::asio::awaitable<bool> flush_async(merchant::SourceKind kind, std::string_view job, int limit = 1000);
 
   // Just before creates leave, in the commit that marks them in flight (PushJob::send_marked): their
   // rows say in_flight, so that a store restored from an older copy, which cannot know they were
   // sent, looks them up by reference before sending them again (StoreRebuild). Only what leaves now
   // is announced, so a kill leaves no more rows in flight than ledger entries. Each row keeps its
   // entry's ledger time, so whatever state the ledger holds next replaces it. False when the write
-  // failed (logged and counted; the sends go out all the same).
-  bool announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries, std::string_view job);
+  // failed (logged and counted; the sends go out all the same). Awaited as flush_async is.
+  boost::asio::awaitable<bool> announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
+                                              std::string_view job);
 
  private:
+  // What a flush writes: the entries read and their result rows.
+  struct Unwritten {
+    std::vector<LedgerEntry> entries;
+    std::vector<merchant::SyncResult> results;
+  };
+  Unwritten unwritten(merchant::SourceKind kind, int limit);
+  // After the write of `unwritten`: marks its entries written, or logs and counts the failure.
+  bool settle(const Unwritten& unwritten, std::string_view job, int limit, std::exception_ptr failure);
+
   OutboundLedger& ledger_;
   merchant::SyncResults& results_;
   SyncMetrics& metrics_;

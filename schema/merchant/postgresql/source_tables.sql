@@ -32,6 +32,10 @@ CREATE TABLE fulfillsync_orders (
   updated_at              timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX fulfillsync_orders_by_change ON fulfillsync_orders (updated_at, reference_id);
+-- The daemon reads in key order by bytes (COLLATE "C", whatever the database's collation): a first
+-- start over a table that holds rows already, and the reconciliation sweep. Without this index each
+-- page of that read is a scan and a sort of the whole table.
+CREATE INDEX fulfillsync_orders_by_key ON fulfillsync_orders (reference_id COLLATE "C");
 
 CREATE TABLE fulfillsync_order_lines (
   order_reference_id   text NOT NULL REFERENCES fulfillsync_orders (reference_id),
@@ -55,6 +59,7 @@ CREATE TABLE fulfillsync_returns (
   updated_at              timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX fulfillsync_returns_by_change ON fulfillsync_returns (updated_at, reference_id);
+CREATE INDEX fulfillsync_returns_by_key ON fulfillsync_returns (reference_id COLLATE "C");
 
 CREATE TABLE fulfillsync_return_lines (
   return_reference_id text NOT NULL REFERENCES fulfillsync_returns (reference_id),

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fulfillsync/common/asio.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
@@ -53,6 +54,12 @@ class SyncResults {
 
   // Upserts by reference_id, all in one transaction (see above).
   virtual void write_results(SourceKind kind, std::span<const SyncResult> results) = 0;
+  // The same, awaited: a database on the other side of a socket (PostgreSQL) leaves the caller's
+  // event loop free while it works. By default write_results (SQLite's writes are local).
+  virtual boost::asio::awaitable<void> write_results_async(SourceKind kind, std::span<const SyncResult> results) {
+    write_results(kind, results);
+    co_return;
+  }
 
   // Every result row after `after_reference_id`, in reference_id order, at most `limit`: what a
   // checkpoint store that was lost or restored from an older copy is rebuilt from.
