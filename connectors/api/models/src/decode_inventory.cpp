@@ -133,4 +133,27 @@ bool read(Reader& reader, od::value& value, Variant& out) {
          required.check();
 }
 
+bool read(Reader& reader, od::value& value, Product& out) {
+  static constexpr std::string_view kRequired[] = {"id"};
+  RequiredKeys required(reader, kRequired);
+  return read_object(reader, value,
+                     [&](std::string_view key, od::value& field) {
+                       if (key == "id") return required.read_field(0, field, out.id);
+                       if (key == "name") return read(reader, field, out.name);
+                       if (key == "type") return read(reader, field, out.type);
+                       if (key == "variants") return read(reader, field, out.variants);
+                       return true;
+                     }) &&
+         required.check();
+}
+
+bool read(Reader& reader, od::value& value, ProductList& out) {
+  return read_object(reader, value, [&](std::string_view key, od::value& field) {
+    if (key == "items") return read(reader, field, out.items);
+    if (key == "next") return read(reader, field, out.next);
+    if (key == "prev") return read(reader, field, out.prev);
+    return true;
+  });
+}
+
 }  // namespace fulfillsync::api::detail

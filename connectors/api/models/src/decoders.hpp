@@ -66,6 +66,8 @@ bool read(Reader& reader, od::value& value, InventoryWeight& out);
 bool read(Reader& reader, od::value& value, InventoryItem& out);
 bool read(Reader& reader, od::value& value, VariantCustoms& out);
 bool read(Reader& reader, od::value& value, Variant& out);
+bool read(Reader& reader, od::value& value, Product& out);
+bool read(Reader& reader, od::value& value, ProductList& out);
 
 // channel.hpp
 bool read(Reader& reader, od::value& value, Channel& out);
