@@ -80,6 +80,28 @@ merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, cons
 
 merchant::SyncResult return_result(const LedgerEntry& create) { return base_result(create); }
 
+merchant::SyncResult product_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& update) {
+  assert(create && "an update is queued only once its product is created");
+  merchant::SyncResult result = base_result(*create);
+  if (!update || create->state != LedgerState::created) return result;
+  result.updated_at = std::max(result.updated_at, time_of(update->updated_at));
+  result.content_hash = update->content_hash;
+  if (!update->note.empty()) result.note = update->note;
+  switch (update->state) {
+    case LedgerState::applied: break;
+    case LedgerState::rejected:
+      result.state = "update_rejected";
+      result.last_error = text_or_null(update->last_error);
+      break;
+    case LedgerState::pending:
+    case LedgerState::in_flight:
+    case LedgerState::unknown: result.state = "updating"; break;
+    case LedgerState::created:
+    case LedgerState::withdrawn: FULFILLSYNC_INVARIANT(false, "an update is applied, never created or withdrawn"); break;
+  }
+  return result;
+}
+
 ResultWriter::ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics)
     : ledger_(ledger), results_(results), metrics_(metrics) {}
 
@@ -89,6 +111,22 @@ bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int li
   if (kind == merchant::SourceKind::returns) {
     written = ledger_.unwritten_results(LedgerKind::return_create, limit);
     for (const auto& entry : written) results.push_back(return_result(entry));
+  } else if (kind == merchant::SourceKind::products) {
+    // Both entries of a product go into its one row, whichever of them changed.
+    std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> products;
+    for (auto& entry : ledger_.unwritten_results(LedgerKind::product_create, limit)) {
+      products[entry.source_key].first = entry;
+      written.push_back(std::move(entry));
+    }
+    for (auto& entry : ledger_.unwritten_results(LedgerKind::product_update, limit)) {
+      products[entry.source_key].second = entry;
+      written.push_back(std::move(entry));
+    }
+    for (auto& [key, entries] : products) {
+      if (!entries.first) entries.first = ledger_.find(LedgerKind::product_create, key);
+      if (!entries.second) entries.second = ledger_.find(LedgerKind::product_update, key);
+      results.push_back(product_result(entries.first, entries.second));
+    }
   } else {
     // Both entries of an order go into its one row, whichever of them changed.
     std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> orders;
@@ -127,8 +165,9 @@ bool ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const Led
   if (entries.empty()) return true;
   std::vector<merchant::SyncResult> results;
   for (const LedgerEntry& entry : entries) {
-    merchant::SyncResult result =
-        kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt) : return_result(entry);
+    merchant::SyncResult result = kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt)
+                                  : kind == merchant::SourceKind::products ? product_result(entry, std::nullopt)
+                                                                            : return_result(entry);
     result.state = std::string(to_string(LedgerState::in_flight));
     results.push_back(std::move(result));
   }

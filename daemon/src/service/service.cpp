@@ -24,6 +24,7 @@
 #include "pull/pull_shipments.hpp"
 #include "push/cancel_push_job.hpp"
 #include "push/create_push_job.hpp"
+#include "push/product_push_job.hpp"
 #include "push/source_time_zone.hpp"
 
 namespace fulfillsync::daemon {
@@ -129,6 +130,12 @@ void Service::add_push_jobs() {
                        config_.api.request_timeout};
   };
   const auto& sync = config_.sync;
+  // Before the orders: in a run, a new SKU reaches the provider as a product before its orders do.
+  if (sync.push_products.enabled) {
+    scheduler_->add(std::make_unique<ProductPushJob>(context_for("push_products"), sync.push_products,
+                                                     merchant_->source()),
+                    sync.push_products.interval);
+  }
   if (sync.push_orders.enabled) {
     scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context_for("push_orders"),
                                                     sync.push_orders, *order_intake_),
@@ -357,7 +364,8 @@ asio::awaitable<void> Service::report_progress() {
 
 asio::awaitable<void> Service::wake_on_changes() {
   // The jobs that read the source tables.
-  static constexpr std::array<std::string_view, 3> kReaders = {"push_orders", "push_cancels", "push_returns"};
+  static constexpr std::array<std::string_view, 4> kReaders = {"push_products", "push_orders", "push_cancels",
+                                                               "push_returns"};
   bool listened = false;
   while (!stopping_) {
     const auto event = co_await changes_->next();
