@@ -225,7 +225,8 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                                   std::string_view remote_status, std::string_view remote_created_at) {
-  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::created, "a cancel or an update is applied, not created");
+  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::created,
+                        "a cancel is applied, not created (and so is a product's update)");
   // From unknown too: reconciliation found the order at the provider and adopts its id.
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
              remote_status, std::nullopt, remote_created_at);
