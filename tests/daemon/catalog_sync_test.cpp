@@ -310,6 +310,37 @@ TEST_P(CatalogJobTest, CustomsValueIsAnIntegerBefore2026_07AndAFractionIsRejecte
   EXPECT_EQ(provider_products().at("F-0001").variants[0].customs_value, "12.5");
 }
 
+// The orders' change log without the catalog's triggers (a shop that ran upgrade-source only): it
+// says nothing of the catalog, so every pass compares the catalog, and an edit is found.
+TEST_P(CatalogJobTest, AnEditIsFoundWithoutTheCatalogsChangeLog) {
+  create_merchant_database();  // source tables and the orders' change log, no catalog triggers
+  start();
+  insert_products("N", 3);
+  auto running = run_in_background();
+  const auto wait_for = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 200; ++i) {
+      if (done()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  };
+  const auto created = [&] {
+    try {
+      return result_column("state", "N-0003", "fulfillsync_product_sync") == "created";
+    } catch (const std::runtime_error&) {
+      return false;  // the result tables are not there yet
+    }
+  };
+  ASSERT_TRUE(wait_for(created)) << running->stderr_text();
+  // Passes that found nothing new have run; an order written now moves only the orders' log.
+  std::this_thread::sleep_for(300ms);
+  insert_order("N-ORDER", 1);
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'N-0002'");
+  EXPECT_TRUE(wait_for([&] { return provider_products().at("N-0002").name == "Renamed"; })) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
 TEST_P(CatalogJobTest, KilledAtEveryFailpointLeavesNoDuplicateProductOrVariant) {
   std::vector<std::string> failpoints;
   for (const std::string_view name : daemon::kFailpoints) {

@@ -364,6 +364,14 @@ std::vector<ProductRow> SqliteSourceTables::read_products(std::span<const std::s
 std::optional<std::string> SqliteSourceTables::catalog_change_position() {
   return connection_.guarded("reading the catalog's change log", [&]() -> std::optional<std::string> {
     if (!change_log_exists(db())) return std::nullopt;
+    // Only with every trigger of catalog_change_log.sql does the log see every change to the
+    // catalog; the orders' log alone says nothing of it.
+    SQLite::Statement triggers(db(), "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ("
+                                     "'fulfillsync_products_log_insert', 'fulfillsync_products_log_update', "
+                                     "'fulfillsync_products_log_delete', 'fulfillsync_variants_log_insert', "
+                                     "'fulfillsync_variants_log_update', 'fulfillsync_variants_log_delete')");
+    triggers.executeStep();
+    if (triggers.getColumn(0).getInt() != 6) return std::nullopt;
     SQLite::Statement query(db(), fmt::format("SELECT coalesce(max(seq), '') FROM {} WHERE source_table = ?1",
                                               sql_name(kChangeLogTable)));
     query.bind(1, std::string(kProductsTable));
