@@ -90,8 +90,21 @@ bool ProductPushJob::compare_catalog() {
   }
   for (int page = 0; page < kPagesPerRun; ++page) {
     const std::vector<merchant::ProductRow> rows = source_.read_products(pass_after_, kPageSize);
+    // The versions the ledger holds, a few statements a page: a product it holds is looked at
+    // further only when its version differs (the latest update's, else the create's).
+    std::vector<std::string> keys;
+    for (const merchant::ProductRow& row : rows) keys.push_back(row.reference_id);
+    const auto created = context_.ledger.hashes(LedgerKind::product_create, keys);
+    const auto updated = context_.ledger.hashes(LedgerKind::product_update, keys);
     auto batch = context_.ledger.batch();
-    for (const merchant::ProductRow& row : rows) take(row);
+    for (const merchant::ProductRow& row : rows) {
+      const auto update = updated.find(row.reference_id);
+      const auto create = created.find(row.reference_id);
+      const std::string* held = update != updated.end() ? &update->second
+                                : create != created.end() ? &create->second
+                                                          : nullptr;
+      if (held == nullptr || *held != row.content_hash) take(row);
+    }
     batch.commit();
     if (!rows.empty()) pass_after_ = rows.back().reference_id;
     if (rows.size() < kPageSize) {
