@@ -10,9 +10,15 @@
 //      pull_shipments on, over M shipped orders made at the sandbox (target 5,000 or more);
 //   3. the share of the rate budget used with a backlog of pushes when the sandbox enforces L
 //      requests per minute and the daemon is configured with L (target 95% or more, and no 429).
+//   4. API calls per order in a steady trickle (target 1.02 or fewer): a merchant application writes
+//      R orders a minute one per transaction (default 50) while `fulfillsyncd run` syncs them, every
+//      job at its defaults scaled to the sandbox's 60x clock; the calls between the end of a warm-up
+//      and the end of the run by route, over the orders created meanwhile (as many are fully synced),
+//      and the shipments each mark carried.
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S]
-//                   [--budget-warmup S] [--calls-cap-seconds S] [--quick] [--only calls|throughput|budget]
+//                   [--budget-warmup S] [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S]
+//                   [--trickle-warmup S] [--quick] [--only calls|throughput|budget|trickle]
 #include <signal.h>
 #include <unistd.h>
 
@@ -45,6 +51,7 @@ using namespace std::chrono_literals;
 constexpr double kCallsTarget = 1.03;
 constexpr double kShipmentsPerSecondTarget = 5000;
 constexpr double kBudgetShareTarget = 0.95;
+constexpr double kTrickleCallsTarget = 1.02;
 constexpr int kPageSize = 250;
 constexpr int kMarkBatch = 100;
 // The sandbox's clock in scenario 1: one simulated minute per real second.
@@ -60,23 +67,29 @@ struct Options {
   long budget_window = 0;
   long budget_warmup = 10;
   long calls_cap_seconds = 600;
+  long trickle_rate = 50;  // orders a simulated minute: a real second at the 60x clock
+  long trickle_seconds = 0;
+  long trickle_warmup = 0;
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
 
 // --- scenario 1: calls per fully synced order ---------------------------------------------------
 
-// The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s.
-// `overlap` is measured on the provider's timestamps, which are simulated: 1m stays 1m. The sweep
-// runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the count. Nothing here has
-// returns or watched lots. Job figures are saved each second, for `fulfillsyncd status` afterwards.
+// The job defaults at the sandbox's 60x clock. `interval` is real time: pull_shipments' 2m is 2 s,
+// and the marks' batch_wait of 5m is 5 s (the last batch of a count that is not a multiple of 100
+// waits that long). `overlap` is measured on the provider's timestamps, which are simulated: 1m
+// stays 1m. The sweep runs at its shortest (1m; 30m / 60 would be 30 s), so its cost is in the
+// count. Nothing here has returns or watched lots. Job figures are saved each second, for
+// `fulfillsyncd status` afterwards.
 WorldOptions calls_world() {
   WorldOptions world;
   world.jobs = fmt::format(
       "    pull_shipments: {{interval: 2s, page_size: {}, overlap: 1m}}\n"
-      "    mark_tracking: {{batch_size: {}, interval: 1s, sweep_interval: 1m}}\n"
+      "    mark_tracking: {{batch_size: {}, interval: 1s, batch_wait: 5s, sweep_interval: 1m}}\n"
       "    pull_returns: {{enabled: false}}\n"
-      "    pull_lots: {{enabled: false}}\n",
+      "    pull_lots: {{enabled: false}}\n"
+      "    pull_stock: {{enabled: false}}\n",
       kPageSize, kMarkBatch);
   world.sync = "  progress_interval: 1s\n";
   world.clock_speed = kCallsClockSpeed;
@@ -267,7 +280,8 @@ WorldOptions throughput_world() {
       "    push_returns: {enabled: false}\n"
       "    mark_tracking: {mode: never}\n"
       "    pull_returns: {enabled: false}\n"
-      "    pull_lots: {enabled: false}\n";
+      "    pull_lots: {enabled: false}\n"
+      "    pull_stock: {enabled: false}\n";
   return world;
 }
 
@@ -436,18 +450,110 @@ void run_budget(const Options& options, Report& report) {
   report.add("3. 429 answers in the window", std::to_string(limited), "0", limited == 0);
 }
 
+// --- scenario 4: calls per order in a steady trickle -----------------------------------------------
+
+// Every job at its defaults, scaled to the sandbox's 60x clock like soak_bench: pull_shipments' 2m
+// is 2 s, mark_tracking's 10 s interval 167 ms and its 5m batch_wait 5 s; `overlap` stays 1m (the
+// provider's timestamps are simulated); the sweep runs every minute, the shortest the loader takes
+// (its 30m would be 30 s). The pushes keep their real-time interval: a create is one call however
+// often they poll. Nothing here has returns or watched lots.
+WorldOptions trickle_world() {
+  WorldOptions world;
+  world.jobs =
+      "    pull_shipments: {interval: 2s}\n"
+      "    mark_tracking: {interval: 167ms, batch_wait: 5s, sweep_interval: 1m}\n"
+      "    pull_returns: {interval: 5s}\n"
+      "    pull_lots: {interval: 15s}\n";
+  world.clock_speed = kCallsClockSpeed;
+  return world;
+}
+
+void run_trickle(const Options& options, Report& report) {
+  const double rate = static_cast<double>(options.trickle_rate);  // orders a real second at x60
+  fmt::print("\n== 4. API calls per fully synced order in a trickle: {} orders a minute, one per transaction, "
+             "`fulfillsyncd run` with the defaults on a x{:.0f} clock, {} s ({} min simulated), counted after "
+             "{} s ==\n",
+             options.trickle_rate, kCallsClockSpeed, options.trickle_seconds, options.trickle_seconds,
+             options.trickle_warmup);
+  World world(options.bin_dir, trickle_world());
+  world.start_sandbox();
+  const auto daemon = world.start_daemon("run");
+  OrderWriter writer(world.merchant());
+  const auto start = Clock::now();
+  const auto warm = start + std::chrono::seconds(options.trickle_warmup);
+  const auto end = start + std::chrono::seconds(options.trickle_seconds);
+  std::optional<Stats> opened;
+  Progress at_open;
+  auto next_line = start + 10s;
+  long written = 0;
+  while (Clock::now() < end) {
+    if (!daemon->running()) throw world.failure("fulfillsyncd run exited during the trickle");
+    for (const auto due = static_cast<long>(seconds_since(start) * rate); written < due;) {
+      ++written;
+      writer.insert(reference_of("TRICKLE-", written), written);
+    }
+    if (!opened && Clock::now() >= warm) {
+      opened = read_stats(world.sandbox());
+      at_open = read_progress(world.merchant());
+    }
+    if (Clock::now() >= next_line) {
+      const Progress progress = read_progress(world.merchant());
+      fmt::print("  {:4.0f} s: written {}, created {}, tracking {}, marked {}, fully synced {}\n", seconds_since(start),
+                 written, progress.created, progress.tracking, progress.marked, progress.synced);
+      next_line += 10s;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  const Stats closed = read_stats(world.sandbox());
+  const Progress at_close = read_progress(world.merchant());
+  stop(*daemon);
+  if (!opened) throw world.failure("the trickle ended before its warm-up did");
+
+  // Per order created in the window: in a steady trickle as many are fully synced, but the count of
+  // those moves in steps of a whole mark batch, so it makes a noisy divisor.
+  const CallBreakdown calls = breakdown_of(closed.requests_since(*opened));
+  const long orders = static_cast<long>(calls.creates);
+  const long synced = at_close.synced - at_open.synced;
+  const long marked = at_close.marked - at_open.marked;
+  if (orders <= 0 || synced <= 0) throw world.failure("no order was created or fully synced after the warm-up");
+  const double per_order = static_cast<double>(calls.total()) / static_cast<double>(orders);
+  const double per_mark = calls.marks > 0 ? static_cast<double>(marked) / static_cast<double>(calls.marks) : 0;
+  fmt::print("from {} s to {} s: {} orders created, {} fully synced; {} API requests = {:.4f} calls/order created "
+             "({:.4f} per order fully synced)\n",
+             options.trickle_warmup, options.trickle_seconds, orders, synced, calls.total(), per_order,
+             static_cast<double>(calls.total()) / static_cast<double>(synced));
+  print_calls(calls, orders);
+  fmt::print("shipments marked {} in {} marks: {:.1f} a mark\n", marked, calls.marks, per_mark);
+  fmt::print("by route:\n");
+  for (const auto& [route, count] : closed.requests_since(*opened)) fmt::print("  {:<48} {}\n", route, count);
+  world.print_logs();
+
+  const auto per = [&](std::uint64_t count) { return static_cast<double>(count) / static_cast<double>(orders); };
+  report.add(fmt::format("4. API calls per order, trickle of {}/min ({} orders created, {} fully synced)",
+                         options.trickle_rate, orders, synced),
+             fmt::format("{:.4f} (creates {:.3f}, pages {:.3f}, marks {:.3f}, other {:.3f})", per_order,
+                         per(calls.creates), per(calls.pages), per(calls.marks), per(calls.other)),
+             fmt::format("<= {:.2f}", kTrickleCallsTarget), per_order <= kTrickleCallsTarget);
+  report.add("4. shipments a mark", fmt::format("{:.1f} ({} in {} marks)", per_mark, marked, calls.marks), "-",
+             std::nullopt);
+}
+
 // --- the command line -----------------------------------------------------------------------------
 
 constexpr const char* kUsage =
     "Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S] [--budget-warmup S]\n"
-    "                  [--calls-cap-seconds S] [--quick] [--only calls|throughput|budget]\n"
+    "                  [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S] [--trickle-warmup S]\n"
+    "                  [--quick] [--only calls|throughput|budget|trickle]\n"
     "defaults: --orders 10000 --shipments 50000 --rate-limit 600 --budget-window 60 --budget-warmup 10\n"
-    "--quick: --orders 2000 --shipments 10000 --rate-limit 300 --budget-window 30 (explicit options win)\n";
+    "          --trickle-rate 50 (orders a minute) --trickle-seconds 200 --trickle-warmup 80 (a second is a\n"
+    "          minute at the sandbox's 60x clock: past the warm-up, orders shipped an hour earlier change again)\n"
+    "--quick: --orders 2000 --shipments 10000 --rate-limit 300 --budget-window 30 --trickle-seconds 100\n"
+    "         --trickle-warmup 40 (explicit options win)\n";
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options options;
   options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  std::optional<long> orders, shipments, rate_limit, budget_window;
+  std::optional<long> orders, shipments, rate_limit, budget_window, trickle_seconds, trickle_warmup;
   const auto parsed = parse_command_line(argc, argv, kUsage, [&](const std::string& name, const std::string& value) {
     if (name == "--orders") {
       orders = positive(name, value);
@@ -461,9 +567,15 @@ std::optional<Options> parse_options(int argc, char** argv) {
       options.budget_warmup = positive(name, value);
     } else if (name == "--calls-cap-seconds") {
       options.calls_cap_seconds = positive(name, value);
+    } else if (name == "--trickle-rate") {
+      options.trickle_rate = positive(name, value);
+    } else if (name == "--trickle-seconds") {
+      trickle_seconds = positive(name, value);
+    } else if (name == "--trickle-warmup") {
+      trickle_warmup = positive(name, value);
     } else if (name == "--only") {
-      if (value != "calls" && value != "throughput" && value != "budget") {
-        throw std::runtime_error("--only takes calls, throughput or budget");
+      if (value != "calls" && value != "throughput" && value != "budget" && value != "trickle") {
+        throw std::runtime_error("--only takes calls, throughput, budget or trickle");
       }
       options.only = value;
     } else {
@@ -477,6 +589,11 @@ std::optional<Options> parse_options(int argc, char** argv) {
   options.shipments = shipments.value_or(quick ? 10'000 : 50'000);
   options.rate_limit = rate_limit.value_or(quick ? 300 : 600);
   options.budget_window = budget_window.value_or(quick ? 30 : 60);
+  options.trickle_seconds = trickle_seconds.value_or(quick ? 100 : 200);
+  options.trickle_warmup = trickle_warmup.value_or(quick ? 40 : 80);
+  if (options.trickle_seconds <= options.trickle_warmup) {
+    throw std::runtime_error("--trickle-seconds must be longer than --trickle-warmup");
+  }
   return options;
 }
 
@@ -484,5 +601,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   return bench_main<Options>("pull_bench", kUsage, argc, argv, parse_options,
-                             {{"calls", run_calls}, {"throughput", run_throughput}, {"budget", run_budget}});
+                             {{"calls", run_calls},
+                              {"throughput", run_throughput},
+                              {"budget", run_budget},
+                              {"trickle", run_trickle}});
 }

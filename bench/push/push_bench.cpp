@@ -11,11 +11,20 @@
 //      again; the time from the restart to the last order created (target: the default
 //      request_timeout, 30 s, + 5 s: only the sends that were leaving wait for their lookup);
 //   6. recovery from a lost checkpoint store: `once` over N orders, the store deleted, `once` again;
-//      the calls and time the second run takes (target: no create, at most N / 250 + 10 calls).
+//      the calls and time the second run takes (target: no create, at most N / 250 + 10 calls);
+//   7. the hand-written peers (bench/peer/) timed beside the daemon: `fulfillsyncd once`, the Node.js
+//      peer at each --peer-in-flight and the Python peer each push the same N seeded orders against a
+//      fresh sandbox, in turns rotated each round; medians of --rounds of each one's orders/s, CPU
+//      per order (user + system of its process), peak RSS, and the sandbox's CPU per order meanwhile;
+//      the ratios of the daemon to the fastest peer (targets: 4 times its orders/s, a fifth of its CPU
+//      per order) and the machine's ceiling, cores / (daemon + sandbox CPU per order) (target: the
+//      daemon at 80% of it or more). A peer that is not installed is reported as skipped.
+// Scenario 1 prints that ceiling too. Targets are printed as met or missed, never asserted.
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
-//                   [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--quick]
-//                   [--only throughput|calls|memory|latency|restart|rebuild]
+//                   [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--rounds N]
+//                   [--peer-in-flight 8,32] [--quick]
+//                   [--only throughput|peers|calls|memory|latency|restart|rebuild]
 #include <signal.h>
 #include <unistd.h>
 
@@ -61,6 +70,8 @@ struct Options {
   double latency_rate = 20;
   long rebuild_orders = 10'000;
   bool rebuild_with_pulls = false;
+  long rounds = 3;
+  std::vector<long> peer_in_flight{8, 32};
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
@@ -110,6 +121,26 @@ OnceRun push_once(World& world, long count) {
   return run;
 }
 
+// The most orders a second any client could reach on this machine, its cores shared by the client and
+// the sandbox: cores / (client + sandbox CPU per order).
+struct Ceiling {
+  long cores = 0;
+  double orders_per_second = 0;
+};
+
+Ceiling ceiling_of(double client_us_per_order, double sandbox_us_per_order) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return {cores, static_cast<double>(cores) * 1e6 / (client_us_per_order + sandbox_us_per_order)};
+}
+
+constexpr double kCeilingShareTarget = 0.80;
+
+std::string describe_ceiling(const Ceiling& ceiling, double daemon_us, double sandbox_us, double per_second) {
+  return fmt::format("{} cores / ({:.0f} + {:.0f} us) = {:.0f} orders/s; the daemon's {:.0f} orders/s is {:.0f}% of it",
+                     ceiling.cores, daemon_us, sandbox_us, ceiling.orders_per_second, per_second,
+                     per_second / ceiling.orders_per_second * 100);
+}
+
 bool check_complete(const OnceRun& run, long count, Report& report) {
   if (run.exit_status == 0 && run.created() == static_cast<std::uint64_t>(count)) return true;
   report.note(fmt::format("fulfillsyncd once exited with status {} and created {} of {} orders", run.exit_status,
@@ -135,17 +166,249 @@ void run_throughput(const Options& options, Report& report) {
       "peak RSS {:.1f} MiB\n",
       user, sys, (user + sys) * 1e6 / orders, (user + sys) / run.seconds * 100,
       static_cast<double>(run.daemon.ru_maxrss) / kKiBPerMiB);
-  fmt::print("sandbox CPU meanwhile: {:.2f} s = {:.0f} us/order ({:.0f}% of one core)\n", run.sandbox_cpu,
-             run.sandbox_cpu * 1e6 / orders, run.sandbox_cpu / run.seconds * 100);
+  const double daemon_us = (user + sys) * 1e6 / orders;
+  const double sandbox_us = run.sandbox_cpu * 1e6 / orders;
+  fmt::print("sandbox CPU meanwhile: {:.2f} s = {:.0f} us/order ({:.0f}% of one core)\n", run.sandbox_cpu, sandbox_us,
+             run.sandbox_cpu / run.seconds * 100);
+  const Ceiling ceiling = ceiling_of(daemon_us, sandbox_us);
+  fmt::print("the machine's ceiling: {}\n", describe_ceiling(ceiling, daemon_us, sandbox_us, per_second));
   fmt::print("context switches of the daemon: {} voluntary, {} involuntary\n", run.daemon.ru_nvcsw,
              run.daemon.ru_nivcsw);
   world.print_logs();
   const bool complete = check_complete(run, options.orders, report);
   report.add(fmt::format("1. push throughput (once, {} orders)", options.orders),
              fmt::format("{:.0f} orders/s", per_second), ">= 1000 orders/s", complete && per_second >= 1000);
-  report.add("1. daemon CPU per order",
-             fmt::format("{:.0f} us ({:.2f} s user + {:.2f} s sys)", (user + sys) * 1e6 / orders, user, sys), "-",
-             std::nullopt);
+  report.add("1. daemon CPU per order", fmt::format("{:.0f} us ({:.2f} s user + {:.2f} s sys)", daemon_us, user, sys),
+             "-", std::nullopt);
+  report.add("1. sandbox CPU per order (bounds any client)", fmt::format("{:.0f} us", sandbox_us), "-", std::nullopt);
+  report.add("1. share of the machine's ceiling",
+             fmt::format("{:.0f}% of {:.0f} orders/s", per_second / ceiling.orders_per_second * 100,
+                         ceiling.orders_per_second),
+             fmt::format(">= {:.0f}%", kCeilingShareTarget * 100),
+             complete && per_second >= kCeilingShareTarget * ceiling.orders_per_second);
+}
+
+// --- 7. the peers, timed beside the daemon ---------------------------------------------------------
+
+constexpr double kPeerThroughputTarget = 4;  // the daemon's orders/s over the fastest peer's
+constexpr double kPeerCpuTarget = 0.2;       // the daemon's CPU per order over that peer's
+
+// One way of pushing the seeded orders: the daemon (no argv) or a peer's command line, to which the
+// merchant database, the sandbox's URL and the token file are added; or why it is not run.
+struct Contender {
+  std::string name;
+  std::vector<std::string> argv{};
+  std::string skipped{};
+};
+
+// What one run of a contender took.
+struct Timing {
+  double orders_per_second = 0;
+  double cpu_us = 0;  // per order, user + system of its process
+  double rss_mib = 0;
+  double sandbox_us = 0;  // per order
+};
+
+std::optional<fs::path> find_program(std::string_view name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const std::size_t colon = dirs.find(':');
+    const fs::path candidate = fs::path(dirs.substr(0, colon)) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+  }
+  return std::nullopt;
+}
+
+// Whether `argv` runs and exits 0 within 30 s.
+bool runs(const std::vector<std::string>& argv) {
+  return fulfillsync::testing::run(argv, 30s).exit_status == 0;
+}
+
+// Where bench/peer/install-node-peer put better-sqlite3: $FULFILLSYNC_PEER_NODE_DIR, else peer-node
+// beside the binaries' folder (build/peer-node, its default), else the source tree's build/peer-node.
+std::optional<fs::path> node_modules_dir(const fs::path& bin_dir) {
+  std::vector<fs::path> candidates;
+  if (const char* dir = std::getenv("FULFILLSYNC_PEER_NODE_DIR")) candidates.emplace_back(dir);
+  candidates.push_back(bin_dir.parent_path() / "peer-node");
+  candidates.push_back(fulfillsync::testing::source_path("build/peer-node"));
+  for (const auto& dir : candidates) {
+    if (fs::exists(dir / "node_modules" / "better-sqlite3" / "package.json")) return dir;
+  }
+  return std::nullopt;
+}
+
+std::vector<Contender> contenders(const Options& options) {
+  std::vector<Contender> all{{.name = "fulfillsyncd once (batch 500, concurrency 8)"}};
+  const auto node = find_program("node");
+  const auto modules = node_modules_dir(options.bin_dir);
+  std::string node_skipped;
+  if (!node) {
+    node_skipped = "skipped: no node on PATH (Debian: apt-get install nodejs npm, then bench/peer/install-node-peer)";
+  } else if (!modules) {
+    node_skipped = "skipped: better-sqlite3 is not installed (bench/peer/install-node-peer, or set "
+                   "FULFILLSYNC_PEER_NODE_DIR)";
+  } else if (!runs({node->string(), "-e", "require(process.argv[1])(':memory:').close()",
+                    (*modules / "node_modules" / "better-sqlite3").string()})) {
+    node_skipped = fmt::format("skipped: better-sqlite3 in {} does not load with {} (run bench/peer/install-node-peer "
+                               "again)",
+                               modules->string(), node->string());
+  }
+  for (const long in_flight : options.peer_in_flight) {
+    Contender peer{.name = fmt::format("Node.js peer, {} in flight", in_flight), .skipped = node_skipped};
+    if (node_skipped.empty()) {
+      peer.argv = {node->string(), fulfillsync::testing::source_path("bench/peer/node_peer.js").string(),
+                   "--modules", modules->string(), "--in-flight", std::to_string(in_flight)};
+    }
+    all.push_back(std::move(peer));
+  }
+  Contender python{.name = "Python peer (standard library), one at a time"};
+  const auto python3 = find_program("python3");
+  if (!python3) {
+    python.skipped = "skipped: no python3 on PATH (Debian: apt-get install python3)";
+  } else if (!runs({python3->string(), "-c", "import sys; sys.exit(sys.version_info < (3, 11))"})) {
+    python.skipped = fmt::format("skipped: {} is older than 3.11", python3->string());
+  } else {
+    python.argv = {python3->string(), fulfillsync::testing::source_path("bench/peer/python_peer.py").string()};
+  }
+  all.push_back(std::move(python));
+  return all;
+}
+
+// One contender over `orders` rows seeded as in scenario 1, against a sandbox of its own.
+Timing time_contender(const Options& options, const Contender& contender) {
+  World world(options.bin_dir, tuned_jobs());
+  seed_orders(world.merchant(), "PEER-", options.orders);
+  world.start_sandbox();
+  if (contender.argv.empty()) {
+    const OnceRun run = push_once(world, options.orders);
+    if (run.exit_status != 0 || run.created() != static_cast<std::uint64_t>(options.orders)) {
+      throw world.failure(fmt::format("{}: exit status {}, {} of {} orders created", contender.name, run.exit_status,
+                                      run.created(), options.orders));
+    }
+    const double orders = static_cast<double>(options.orders);
+    return {.orders_per_second = orders / run.seconds,
+            .cpu_us = (seconds_of(run.daemon.ru_utime) + seconds_of(run.daemon.ru_stime)) * 1e6 / orders,
+            .rss_mib = static_cast<double>(run.daemon.ru_maxrss) / kKiBPerMiB,
+            .sandbox_us = run.sandbox_cpu * 1e6 / orders};
+  }
+  std::vector<std::string> argv = contender.argv;
+  argv.insert(argv.end(), {"--db", (world.dir() / "merchant.db").string(), "--base-url", world.sandbox().base_url(),
+                           "--token-file", (world.dir() / "api-token").string()});
+  const Stats before = read_stats(world.sandbox());
+  const double sandbox_cpu = cpu_seconds_of(world.sandbox().process().pid());
+  const auto start = Clock::now();
+  ChildProcess peer({.argv = argv, .stdout_file = world.dir() / "peer.out", .stderr_file = world.dir() / "peer.err"});
+  const auto status = peer.wait_for_exit(60s + std::chrono::milliseconds(10 * options.orders));
+  const double seconds = seconds_since(start);
+  const double sandbox_seconds = cpu_seconds_of(world.sandbox().process().pid()) - sandbox_cpu;
+  const std::uint64_t created = read_stats(world.sandbox()).orders_created - before.orders_created;
+  if (!status || *status != 0 || created != static_cast<std::uint64_t>(options.orders)) {
+    throw std::runtime_error(fmt::format("{}: exit status {}, {} of {} orders created\n  its output: {}  its stderr:\n{}",
+                                         contender.name, status ? std::to_string(*status) : "none (timed out)",
+                                         created, options.orders, peer.stdout_text(),
+                                         log_excerpt(peer.stderr_text())));
+  }
+  const rusage& usage = peer.usage();
+  const double orders = static_cast<double>(options.orders);
+  return {.orders_per_second = orders / seconds,
+          .cpu_us = (seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime)) * 1e6 / orders,
+          .rss_mib = static_cast<double>(usage.ru_maxrss) / kKiBPerMiB,
+          .sandbox_us = sandbox_seconds * 1e6 / orders};
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+Timing median_of(const std::vector<Timing>& timings) {
+  const auto of = [&](double Timing::*field) {
+    std::vector<double> values;
+    for (const Timing& timing : timings) values.push_back(timing.*field);
+    return median(values);
+  };
+  return {of(&Timing::orders_per_second), of(&Timing::cpu_us), of(&Timing::rss_mib), of(&Timing::sandbox_us)};
+}
+
+void run_peers(const Options& options, Report& report) {
+  fmt::print("\n== 7. the peers beside the daemon: {} orders each, a fresh sandbox each, rounds: {}, in turns rotated "
+             "each round (the daemon's `once` runs its pulls too, as in scenario 1) ==\n",
+             options.orders, options.rounds);
+  const std::vector<Contender> all = contenders(options);
+  std::vector<const Contender*> running;
+  for (const Contender& contender : all) {
+    if (contender.skipped.empty()) {
+      running.push_back(&contender);
+    } else {
+      fmt::print("{}: {}\n", contender.name, contender.skipped);
+      report.note(fmt::format("peers: {}: {}", contender.name, contender.skipped));
+    }
+  }
+  std::map<const Contender*, std::vector<Timing>> timings;
+  for (long round = 0; round < options.rounds; ++round) {
+    for (std::size_t turn = 0; turn < running.size(); ++turn) {
+      const Contender& contender = *running[(turn + static_cast<std::size_t>(round)) % running.size()];
+      const Timing timing = time_contender(options, contender);
+      fmt::print("  round {}: {:<48} {:6.0f} orders/s, {:5.0f} us CPU/order, RSS {:5.1f} MiB, sandbox {:3.0f} us/order\n",
+                 round + 1, contender.name, timing.orders_per_second, timing.cpu_us, timing.rss_mib, timing.sandbox_us);
+      timings[&contender].push_back(timing);
+    }
+  }
+
+  fmt::print("\nmedians (rounds: {}), {} orders each ({} cores, shared with the sandbox):\n", options.rounds,
+             options.orders, sysconf(_SC_NPROCESSORS_ONLN));
+  fmt::print("| | orders/s | CPU µs per order | RSS MiB | sandbox CPU µs per order |\n|---|---|---|---|---|\n");
+  std::optional<Timing> daemon;
+  const Contender* fastest = nullptr;
+  Timing fastest_timing;
+  for (const Contender* contender : running) {
+    const Timing median = median_of(timings[contender]);
+    fmt::print("| {} | {:.0f} | {:.0f} | {:.1f} | {:.0f} |\n", contender->name, median.orders_per_second,
+               median.cpu_us, median.rss_mib, median.sandbox_us);
+    report.add(fmt::format("7. {}", contender->name),
+               fmt::format("{:.0f} orders/s, {:.0f} us CPU/order, RSS {:.1f} MiB", median.orders_per_second,
+                           median.cpu_us, median.rss_mib),
+               "-", std::nullopt);
+    if (contender->argv.empty()) {
+      daemon = median;
+    } else if (!fastest || median.orders_per_second > fastest_timing.orders_per_second) {
+      fastest = contender;
+      fastest_timing = median;
+    }
+  }
+  if (!daemon) return;
+  const Ceiling ceiling = ceiling_of(daemon->cpu_us, daemon->sandbox_us);
+  fmt::print("the sandbox's CPU per order with the daemon: {:.0f} us; the machine's ceiling: {}\n", daemon->sandbox_us,
+             describe_ceiling(ceiling, daemon->cpu_us, daemon->sandbox_us, daemon->orders_per_second));
+  report.add("7. share of the machine's ceiling (medians)",
+             fmt::format("{:.0f}% of {:.0f} orders/s ({} cores / ({:.0f} + {:.0f} us))",
+                         daemon->orders_per_second / ceiling.orders_per_second * 100, ceiling.orders_per_second,
+                         ceiling.cores, daemon->cpu_us, daemon->sandbox_us),
+             fmt::format(">= {:.0f}%", kCeilingShareTarget * 100),
+             daemon->orders_per_second >= kCeilingShareTarget * ceiling.orders_per_second);
+  if (!fastest) {
+    report.note("peers: no peer ran; no ratios");
+    return;
+  }
+  const double speed = daemon->orders_per_second / fastest_timing.orders_per_second;
+  const double cpu = daemon->cpu_us / fastest_timing.cpu_us;
+  fmt::print("the daemon against the fastest peer ({}): {:.2f}x its orders/s, {:.2f}x its CPU per order\n",
+             fastest->name, speed, cpu);
+  for (const Contender* contender : running) {
+    if (contender->argv.empty()) continue;
+    const Timing peer = median_of(timings[contender]);
+    fmt::print("  against {}: {:.2f}x its orders/s, {:.2f}x its CPU per order, {:.2f}x its RSS\n", contender->name,
+               daemon->orders_per_second / peer.orders_per_second, daemon->cpu_us / peer.cpu_us,
+               daemon->rss_mib / peer.rss_mib);
+  }
+  report.add(fmt::format("7. daemon orders/s over the fastest peer's ({})", fastest->name),
+             fmt::format("{:.2f}x", speed), fmt::format(">= {:.0f}x", kPeerThroughputTarget),
+             speed >= kPeerThroughputTarget);
+  report.add("7. daemon CPU per order over that peer's", fmt::format("{:.2f}x", cpu),
+             fmt::format("<= {:.1f}x", kPeerCpuTarget), cpu <= kPeerCpuTarget);
 }
 
 void run_calls(const Options& options, Report& report) {
@@ -410,14 +673,17 @@ void run_rebuild(const Options& options, Report& report) {
 
 constexpr const char* kUsage =
     "Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]\n"
-    "                  [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--quick]\n"
-    "                  [--only throughput|calls|memory|latency|restart|rebuild]\n"
-    "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 (explicit options win)\n";
+    "                  [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--rounds N]\n"
+    "                  [--peer-in-flight 8,32] [--quick]\n"
+    "                  [--only throughput|peers|calls|memory|latency|restart|rebuild]\n"
+    "--rounds: rounds of the peers' comparison (default 3); --peer-in-flight: the Node.js peer's requests in\n"
+    "flight, one contender each (default 8,32)\n"
+    "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 --rounds 1 (explicit options win)\n";
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options options;
   options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  std::optional<long> orders, memory_rows, latency_seconds;
+  std::optional<long> orders, memory_rows, latency_seconds, rounds;
   const auto parsed = parse_command_line(argc, argv, kUsage, [&](const std::string& name, const std::string& value) {
     if (name == "--orders") {
       orders = positive(name, value);
@@ -434,10 +700,19 @@ std::optional<Options> parse_options(int argc, char** argv) {
       options.rebuild_orders = positive(name, value);
     } else if (name == "--with-pulls") {
       options.rebuild_with_pulls = value == "yes";
+    } else if (name == "--rounds") {
+      rounds = positive(name, value);
+    } else if (name == "--peer-in-flight") {
+      options.peer_in_flight.clear();
+      for (std::size_t start = 0; start <= value.size();) {
+        const std::size_t comma = std::min(value.find(',', start), value.size());
+        options.peer_in_flight.push_back(positive(name, value.substr(start, comma - start)));
+        start = comma + 1;
+      }
     } else if (name == "--only") {
-      if (value != "throughput" && value != "calls" && value != "memory" && value != "latency" && value != "restart" &&
-          value != "rebuild") {
-        throw std::runtime_error("--only takes throughput, calls, memory, latency, restart or rebuild");
+      if (value != "throughput" && value != "peers" && value != "calls" && value != "memory" && value != "latency" &&
+          value != "restart" && value != "rebuild") {
+        throw std::runtime_error("--only takes throughput, peers, calls, memory, latency, restart or rebuild");
       }
       options.only = value;
     } else {
@@ -450,6 +725,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
   options.orders = orders.value_or(quick ? 5'000 : 20'000);
   options.memory_rows = memory_rows.value_or(quick ? 100'000 : 1'000'000);
   options.latency_seconds = latency_seconds.value_or(quick ? 10 : 30);
+  options.rounds = rounds.value_or(quick ? 1 : 3);
   return options;
 }
 
@@ -458,6 +734,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   return bench_main<Options>("push_bench", kUsage, argc, argv, parse_options,
                              {{"throughput", run_throughput},
+                              {"peers", run_peers},
                               {"calls", run_calls},
                               {"memory", run_memory},
                               {"latency", run_latency},

@@ -339,6 +339,7 @@ void read_tracking_marks(Section section, TrackingMarksConfig& out) {
   if (mode == "never") out.mode = TrackingMarkMode::never;
   section.read("interval", out.interval, Need::optional, detail::duration(10ms, 24h));
   section.read("batch_size", out.batch_size, Need::optional, detail::integer(1, 1'000));
+  section.read("batch_wait", out.batch_wait, Need::optional, detail::duration(0ms, 24h));
   section.read("sweep_interval", out.sweep_interval, Need::optional, detail::duration(1min, 7 * 24h));
 }
 
@@ -357,6 +358,12 @@ void read_sync(Section section, SyncConfig& out) {
     Section lots = jobs.section("pull_lots");
     lots.read("enabled", out.pull_lots.enabled, Need::optional, detail::boolean());
     lots.read("interval", out.pull_lots.interval, Need::optional, detail::duration(10ms, 7 * 24h));
+  }
+  {
+    Section stock = jobs.section("pull_stock");
+    stock.read("enabled", out.pull_stock.enabled, Need::optional, detail::boolean());
+    stock.read("interval", out.pull_stock.interval, Need::optional, detail::duration(10ms, 7 * 24h));
+    stock.read("page_size", out.pull_stock.page_size, Need::optional, detail::integer(1, 250));
   }
 }
 

@@ -60,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   decode_both_ways<InventoryItem>(body, version);
   decode_both_ways<Variant>(body, version);
   decode_both_ways<VariantList>(body, version);
+  decode_both_ways<ProductList>(body, version);
   decode_both_ways<ChannelList>(body, version);
   decode_both_ways<ReceivingOrder>(body, version);
   (void)decode_api_error(body).summary();

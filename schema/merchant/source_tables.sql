@@ -57,13 +57,20 @@ CREATE INDEX fulfillsync_returns_by_change ON fulfillsync_returns (updated_at, r
 CREATE TABLE fulfillsync_return_lines (
   return_reference_id TEXT NOT NULL REFERENCES fulfillsync_returns (reference_id),
   line_number         INTEGER NOT NULL,
-  inventory_id        INTEGER NOT NULL,
+  inventory_id        INTEGER,  -- the provider's inventory id, or `sku`
   quantity            INTEGER NOT NULL,
   requested_action    TEXT,
+  sku                 TEXT,     -- a SKU, resolved through {prefix}variant_sync (pull_stock); last, as added
   PRIMARY KEY (return_reference_id, line_number)
 );
 
-CREATE TABLE fulfillsync_watched_inventory (inventory_id INTEGER PRIMARY KEY);
+-- A lot to watch by inventory id, or by SKU. (Not INTEGER PRIMARY KEY: SQLite would fill a missing
+-- inventory_id with a row id.)
+CREATE TABLE fulfillsync_watched_inventory (
+  inventory_id INTEGER UNIQUE,
+  sku          TEXT UNIQUE,
+  CHECK (inventory_id IS NOT NULL OR sku IS NOT NULL)
+);
 
 -- Any change to an order, a return or one of their lines moves the row's updated_at: that is how
 -- fulfillsyncd sees it (the application could equally set updated_at itself).

@@ -174,12 +174,16 @@ TEST_F(ConfigLoaderTest, PullJobDefaults) {
   EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::after_write);
   EXPECT_EQ(sync.mark_tracking.interval, 10s);
   EXPECT_EQ(sync.mark_tracking.batch_size, 100);
+  EXPECT_EQ(sync.mark_tracking.batch_wait, 5min);
   EXPECT_EQ(sync.mark_tracking.sweep_interval, 30min);
   EXPECT_TRUE(sync.pull_returns.enabled);
   EXPECT_EQ(sync.pull_returns.interval, 5min);
   EXPECT_EQ(sync.pull_returns.page_size, 100);
   EXPECT_TRUE(sync.pull_lots.enabled);
   EXPECT_EQ(sync.pull_lots.interval, 15min);
+  EXPECT_TRUE(sync.pull_stock.enabled);
+  EXPECT_EQ(sync.pull_stock.interval, 15min);
+  EXPECT_EQ(sync.pull_stock.page_size, 250);
   // An empty jobs section changes nothing.
   EXPECT_EQ(load_string(valid("sync:\n  jobs:\n    pull_shipments: {}\n    mark_tracking: {}\n"), "test.yaml").sync,
             sync);
@@ -198,6 +202,7 @@ TEST_F(ConfigLoaderTest, PullJobKeysSet) {
                                             "      mode: acknowledged\n"
                                             "      interval: 1s\n"
                                             "      batch_size: 1000\n"
+                                            "      batch_wait: 0s\n"
                                             "      sweep_interval: 7d\n"
                                             "    pull_returns:\n"
                                             "      enabled: false\n"
@@ -216,6 +221,7 @@ TEST_F(ConfigLoaderTest, PullJobKeysSet) {
   EXPECT_EQ(sync.mark_tracking.mode, TrackingMarkMode::acknowledged);
   EXPECT_EQ(sync.mark_tracking.interval, 1s);
   EXPECT_EQ(sync.mark_tracking.batch_size, 1000);
+  EXPECT_EQ(sync.mark_tracking.batch_wait, 0s);
   EXPECT_EQ(sync.mark_tracking.sweep_interval, 7 * 24h);
   EXPECT_FALSE(sync.pull_returns.enabled);
   EXPECT_EQ(sync.pull_returns.interval, 1h);
@@ -363,11 +369,14 @@ TEST_F(ConfigLoaderTest, TheExampleDocumentsTheLoadersRanges) {
       {"10ms to 24h", "sync.jobs.mark_tracking.interval", "9ms", "10ms", "24h", "24h1ms"},
       {"10ms to 24h", "sync.jobs.pull_returns.interval", "9ms", "10ms", "24h", "24h1ms"},
       {"10ms to 7d", "sync.jobs.pull_lots.interval", "9ms", "10ms", "7d", "7d1ms"},
+      {"10ms to 7d", "sync.jobs.pull_stock.interval", "9ms", "10ms", "7d", "7d1ms"},
+      {"1 to 250", "sync.jobs.pull_stock.page_size", "0", "1", "250", "251"},
       {"1 to 1000", "sync.jobs.push_orders.batch_size", "0", "1", "1000", "1001"},
       {"1 to 1000", "sync.jobs.mark_tracking.batch_size", "0", "1", "1000", "1001"},
       {"1 to 64", "sync.jobs.push_orders.concurrency", "0", "1", "64", "65"},
       {"0s to 7d", "sync.jobs.pull_shipments.overlap", "", "0s", "7d", "7d1ms"},
       {"1m to 7d", "sync.jobs.mark_tracking.sweep_interval", "59s", "1m", "7d", "7d1ms"},
+      {"0s to 24h", "sync.jobs.mark_tracking.batch_wait", "", "0s", "24h", "24h1ms"},
       {"0 to 65535", "metrics.listen", "", "127.0.0.1:0", "127.0.0.1:65535", "127.0.0.1:65536"},
       {"1 to 65535", "merchant.postgresql.port", "0", "1", "65535", "65536"},
       {"100ms to 1h", "merchant.postgresql.statement_timeout", "99ms", "100ms", "1h", "1h1ms"},

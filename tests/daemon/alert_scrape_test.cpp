@@ -20,9 +20,9 @@ constexpr const char* kInstanceLabel = "instance";
 constexpr int kMinutes = 60;
 
 // The jobs of the test's configuration: all of them.
-const std::vector<std::string> kPullJobs = {"pull_shipments", "pull_returns", "pull_lots"};
-const std::vector<std::string> kAllJobs = {"push_orders",    "push_cancels", "push_returns", "pull_shipments",
-                                           "mark_tracking", "pull_returns", "pull_lots"};
+const std::vector<std::string> kPullJobs = {"pull_shipments", "pull_returns", "pull_lots", "pull_stock"};
+const std::vector<std::string> kAllJobs = {"push_orders",   "push_cancels", "push_returns", "pull_shipments",
+                                           "mark_tracking", "pull_returns", "pull_lots",    "pull_stock"};
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -148,7 +148,8 @@ class AlertScrapeTest : public SyncFixture {
                  "    pull_shipments: {interval: 200ms}\n"
                  "    mark_tracking: {interval: 200ms}\n"
                  "    pull_returns: {interval: 200ms}\n"
-                 "    pull_lots: {interval: 1s}\n");
+                 "    pull_lots: {interval: 1s}\n"
+                 "    pull_stock: {interval: 1s}\n");
     replace_in_config("metrics:\n  enabled: false\n", "metrics:\n  enabled: true\n");
   }
 

@@ -52,7 +52,7 @@ constexpr std::string_view kFaultMix =
 
 constexpr std::string_view kJobs =
     "    pull_shipments: {interval: 500ms}\n"
-    "    mark_tracking: {interval: 200ms, batch_size: 100}\n"
+    "    mark_tracking: {interval: 200ms, batch_size: 100, batch_wait: 1s}\n"
     "    pull_returns: {interval: 1s}\n";
 
 // The merchant application's transactions last milliseconds; a short look-back keeps the check on

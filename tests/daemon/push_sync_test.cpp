@@ -220,7 +220,8 @@ TEST_F(PushSyncTest, InvalidRowsAreRejectedWithTheirReasonsAndTheRestGoesThrough
   insert_order("BAD-LOCATION", 6);  // valid here; the provider knows no fulfillment center 999
   execute("UPDATE fulfillsync_orders SET location_id = 999 WHERE reference_id = 'BAD-LOCATION'");
   execute("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id) VALUES ('RMA-NOCENTER', NULL)");
-  execute("INSERT INTO fulfillsync_return_lines VALUES ('RMA-NOCENTER', 1, 7002, 1, 'Restock')");
+  execute("INSERT INTO fulfillsync_return_lines (return_reference_id, line_number, inventory_id, quantity, "
+          "requested_action) VALUES ('RMA-NOCENTER', 1, 7002, 1, 'Restock')");
   execute("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id) VALUES ('RMA-NOLINES', 8)");
 
   auto result = once();

@@ -1,6 +1,6 @@
 // The scheduler's idle jobs: a pull whose runs find nothing new rests longer and longer, up to a
 // bound (a push that settles nothing, twice its interval), and each is back to its interval as soon
-// as any run settles something.
+// as any run settles something. A run that holds work back until a moment runs again by then.
 // The rests are read from the scheduler, not timed.
 #include "service/scheduler.hpp"
 
@@ -112,6 +112,14 @@ TEST_F(SchedulerTest, APushThatSettlesNothingLeavesThemQuiet) {
   io.run_for(5s);
   ASSERT_EQ(pull.runs, 1);
   EXPECT_EQ(scheduler.rest_after_quiet_runs(pull), std::chrono::milliseconds(2h));
+}
+
+TEST_F(SchedulerTest, ARunThatHoldsWorkBackRunsAgainByItsMomentWhateverItsInterval) {
+  // The marks' interval is an hour; each run holds a batch back for 1 ms more (JobRun::next_run_within).
+  FakeJob& marks = add("mark_tracking", false, 1h, 3, [](int) { return JobRun{.next_run_within = 1ms}; });
+  scheduler.start();
+  io.run_for(30s);  // stopped by its 3rd run
+  EXPECT_EQ(marks.runs, 3);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ namespace {
 using daemon::cancel_requested;
 using daemon::map_order;
 using daemon::map_return;
+using daemon::skus_named;
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -324,6 +325,46 @@ TEST(ReturnMapping, EveryColumnMapsToItsField) {
             R"j({"id":7005,"quantity":2,"requested_action":"Quarantine"}],"original_shipment_id":555,)j"
             R"j("tags":[{"name":"reason","value":"wrong size"}],"tracking_number":"1Z999AA10123456784"})j");
   EXPECT_THAT(map_return(minimal_return()).problems, IsEmpty());
+}
+
+TEST(ReturnMapping, ALineBySkuGoesAsTheMapsInventoryIdOrIsRejected) {
+  const SkuMap skus = {{"TEE-M", {.product_id = 5, .inventory_id = 7009, .only_variant = false}},
+                       {"GIFT-CARD", {.product_id = 6, .inventory_id = std::nullopt, .only_variant = true}}};
+  ReturnRow row = minimal_return();
+  row.lines = {{.line_number = integer(1), .quantity = integer(1), .requested_action = text("Restock"),
+                .sku = text("TEE-M")},
+               {.line_number = integer(2), .inventory_id = integer(7002), .quantity = integer(1),
+                .requested_action = text("Restock"), .sku = text("IGNORED")}};
+  const auto mapped = map_return(row, skus);
+  ASSERT_TRUE(mapped.ok()) << mapped.reason();
+  EXPECT_EQ(mapped.request->inventory.at(0).id, 7009);
+  EXPECT_EQ(mapped.request->inventory.at(1).id, 7002);  // an inventory id given wins
+  row.lines = {{.line_number = integer(1), .quantity = integer(1), .requested_action = text("Restock"),
+                .sku = text("NOPE")},
+               {.line_number = integer(2), .quantity = integer(1), .requested_action = text("Restock"),
+                .sku = text("GIFT-CARD")}};
+  EXPECT_THAT(map_return(row, skus).problems,
+              ElementsAre("fulfillsync_return_lines line 1: sku is not in the SKU map: the provider's product list "
+                          "held no variant with it at pull_stock's last pass, found 'NOPE'",
+                          "fulfillsync_return_lines line 2: sku has no inventory id in the SKU map, found 'GIFT-CARD'"));
+  EXPECT_THAT(skus_named(row), ElementsAre("NOPE", "GIFT-CARD"));
+}
+
+TEST(OrderMapping, AReferenceTheMapHoldsAsItsProductsOnlyVariantGoesByProductId) {
+  const SkuMap skus = {{"TSHIRT-M", {.product_id = 1, .inventory_id = 7002, .only_variant = false}},
+                       {"TOTE", {.product_id = 4, .inventory_id = 7005, .only_variant = true}}};
+  OrderRow row = minimal_order();
+  row.lines = {line(1, "TSHIRT-M", 2), line(2, "TOTE", 1)};
+  const auto mapped = map_order(row, skus);
+  ASSERT_TRUE(mapped.ok()) << mapped.reason();
+  // One of several variants stays a reference: the provider would take the product's first.
+  EXPECT_FALSE(mapped.request->products.at(0).id.has_value());
+  EXPECT_EQ(mapped.request->products.at(0).reference_id, "TSHIRT-M");
+  EXPECT_EQ(mapped.request->products.at(1).id, 4);
+  EXPECT_EQ(mapped.request->products.at(1).reference_id, "TOTE");
+  EXPECT_FALSE(mapped.request->products.at(1).name.has_value());
+  // Without the map, the row maps as before.
+  EXPECT_FALSE(map_order(row).request->products.at(1).id.has_value());
 }
 
 TEST(ReturnMapping, EveryProblemAtOnce) {

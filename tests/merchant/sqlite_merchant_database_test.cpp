@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
+#include "canonical_row.hpp"
 #include "fulfillsync/daemon/mapping/request_mapping.hpp"
 #include "merchant_fixture.hpp"
 
@@ -34,9 +35,9 @@ std::vector<std::string> keys(const std::vector<OrderRow>& rows) {
 
 TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
   auto db = open("shop_sync_");
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   for (const char* table : {"order_sync", "return_sync", "shipments", "shipment_items", "tracking", "inventory_lots",
-                            "shipment_timeline", "product_sync"}) {
+                            "shipment_timeline", "variant_sync", "product_sync"}) {
     EXPECT_TRUE(app.tableExists(fmt::format("shop_sync_{}", table))) << table;
   }
   EXPECT_TRUE(app.tableExists("shop_sync_schema_migrations"));
@@ -46,15 +47,15 @@ TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
 TEST_F(MerchantDatabaseTest, MigratingAgainChangesNothing) {
   open().reset();
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
-  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 4);
 }
 
 TEST_F(MerchantDatabaseTest, PrefixesKeepTheirOwnVersions) {
   open("a_");
   app.exec("DROP TABLE a_order_sync");  // a_ is damaged; b_ must not care
   auto db = open("b_");
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_TRUE(app.tableExists("b_order_sync"));
 }
 
@@ -63,18 +64,18 @@ TEST_F(MerchantDatabaseTest, UpgradesFromAnEmptyVersionTable) {
   app.exec("CREATE TABLE fulfillsync_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
            "applied_at TEXT NOT NULL DEFAULT '')");
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_TRUE(app.tableExists("fulfillsync_order_sync"));
 }
 
 TEST_F(MerchantDatabaseTest, RefusesResultTablesFromANewerDaemon) {
   open().reset();
-  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (4, 'from the future')");
+  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (5, 'from the future')");
   try {
     open();
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("schema version 4"));
+    EXPECT_THAT(e.what(), HasSubstr("schema version 5"));
   }
 }
 
@@ -85,12 +86,12 @@ TEST_F(MerchantDatabaseTest, UnmanagedResultTablesMustBeThereAlready) {
     SqliteMerchantDatabase db(unmanaged);
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 3"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 4"));
   }
   EXPECT_FALSE(app.tableExists("fulfillsync_order_sync"));  // nothing created
   open().reset();
   SqliteMerchantDatabase db(unmanaged);
-  EXPECT_EQ(db.result_schema_version(), 3);
+  EXPECT_EQ(db.result_schema_version(), 4);
 }
 
 TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
@@ -416,7 +417,7 @@ TEST_F(MerchantDatabaseTest, ReadsDuringTheApplicationsWriteTransactionAndTimesO
 }
 
 TEST_F(MerchantDatabaseTest, WatchedInventoryIds) {
-  app.exec("INSERT INTO fulfillsync_watched_inventory VALUES (7005), (7001)");
+  app.exec("INSERT INTO fulfillsync_watched_inventory (inventory_id) VALUES (7005), (7001)");
   EXPECT_THAT(open()->pulled().watched_inventory_ids(), ElementsAre(7001, 7005));
 }
 
@@ -481,13 +482,13 @@ TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
     SqliteMerchantDatabase db(unmanaged);
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 1, this fulfillsync writes version 3"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 1, this fulfillsync writes version 4"));
   }
 
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_THAT(rows(app, "SELECT version, name FROM fulfillsync_schema_migrations ORDER BY version"),
-              ElementsAre("1|sync_state", "2|pulled", "3|product_sync"));
+              ElementsAre("1|sync_state", "2|pulled", "3|variant_sync", "4|product_sync"));
   EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_id, remote_status, attempts, content_hash, first_seen_at, "
                         "updated_at, remote_updated_at FROM fulfillsync_order_sync"),
               ElementsAre("O-1|created|101|Processing|1|aa|2026-03-01T10:00:00.000Z|2026-03-01T10:00:01.000Z|NULL"));
@@ -497,12 +498,12 @@ TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
   EXPECT_EQ(db->results().read_result(SourceKind::orders, "O-1")->remote_id, 101);
 }
 
-TEST_F(MerchantDatabaseTest, BothMigrationsAppliedByHandSatisfyAnUnmanagedDaemon) {
-  apply_by_hand(app, {{1, "sync_state"}, {2, "pulled"}, {3, "product_sync"}});
+TEST_F(MerchantDatabaseTest, EveryMigrationAppliedByHandSatisfiesAnUnmanagedDaemon) {
+  apply_by_hand(app, {{1, "sync_state"}, {2, "pulled"}, {3, "variant_sync"}, {4, "product_sync"}});
   auto unmanaged = config();
   unmanaged.manage_result_tables = false;
   SqliteMerchantDatabase db(unmanaged);
-  EXPECT_EQ(db.result_schema_version(), 3);
+  EXPECT_EQ(db.result_schema_version(), 4);
   db.pulled().replace_lots(7001, std::vector<LotRecord>{{.lot_number = "A", .location_id = 8}});
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 1);
 }
@@ -587,6 +588,63 @@ class PulledRecordsTest : public MerchantDatabaseTest {
 
 // The orders whose cancel the provider does not show: refused, or cancelled and then shown otherwise
 // by a status pulled after the cancel; only while the merchant's row still asks for the cancel.
+TEST_F(PulledRecordsTest, TheSkuMapMovesOnlyForwardAndAWholePassRemovesWhatItLacks) {
+  const auto at = [](const char* text) { return *timestamps::parse_iso8601(text); };
+  const auto variant = [](const char* sku, std::int64_t on_hand) {
+    return VariantStockRecord{.sku = sku, .product_id = 1, .variant_id = 11, .inventory_id = 7001,
+                              .on_hand_qty = on_hand, .product_name = "Tee", .variant_name = "Tee M",
+                              .status = "Active"};
+  };
+  EXPECT_EQ(db->pulled().write_variant_stock(std::vector{variant("TEE-M", 5), variant("TEE-L", 2)},
+                                             at("2026-03-01T10:00:00Z")),
+            2);
+  // A read older than the row held changes nothing; a newer one does.
+  EXPECT_EQ(db->pulled().write_variant_stock(std::vector{variant("TEE-M", 99)}, at("2026-03-01T09:00:00Z")), 0);
+  EXPECT_EQ(db->pulled().write_variant_stock(std::vector{variant("TEE-M", 7)}, at("2026-03-01T11:00:00Z")), 1);
+  EXPECT_THAT(rows(app, "SELECT sku, product_id, variant_id, inventory_id, on_hand_qty, status, stock_read_at "
+                        "FROM fulfillsync_variant_sync ORDER BY sku"),
+              ElementsAre("TEE-L|1|11|7001|2|Active|2026-03-01T10:00:00.000Z",
+                          "TEE-M|1|11|7001|7|Active|2026-03-01T11:00:00.000Z"));
+  // A pass that began at 10:30 wrote TEE-M again, and not TEE-L: the provider no longer lists it.
+  EXPECT_EQ(db->pulled().remove_variants_read_before(at("2026-03-01T10:30:00Z")), 1);
+  EXPECT_THAT(rows(app, "SELECT sku FROM fulfillsync_variant_sync"), ElementsAre("TEE-M"));
+}
+
+// A merchant database made before return lines had `sku` still reads, and a line's hash is the same
+// with the column absent, added and NULL: adding it sends nothing again. The sweep's hash agrees.
+TEST_F(MerchantDatabaseTest, ReturnLinesWithoutTheSkuColumnReadAndHashAsBefore) {
+  app.exec("DROP TABLE fulfillsync_return_lines;"
+           "CREATE TABLE fulfillsync_return_lines (return_reference_id TEXT NOT NULL, line_number INTEGER NOT NULL, "
+           "inventory_id INTEGER NOT NULL, quantity INTEGER NOT NULL, requested_action TEXT, "
+           "PRIMARY KEY (return_reference_id, line_number))");
+  add_return("RMA-OLD", "2026-03-01T10:00:00.000Z");
+  const auto hash_now = [&] {
+    auto db = open();
+    EXPECT_THAT(db->source().check_source_tables(), IsEmpty());
+    const auto rows = db->source().read_returns(std::vector<std::string>{"RMA-OLD"});
+    EXPECT_EQ(rows.size(), 1u);
+    if (rows.empty()) return std::string();
+    const auto versions = db->source().open_row_versions(SourceKind::returns, "", 10);
+    EXPECT_EQ(versions.size(), 1u);
+    if (!versions.empty()) {
+      EXPECT_EQ(versions[0].content_hash, rows[0].content_hash);
+    }
+    return rows[0].content_hash;
+  };
+  const std::string before = hash_now();
+  EXPECT_TRUE(open()->source().read_returns(std::vector<std::string>{"RMA-OLD"}).at(0).lines.at(0).sku.is_null());
+  // The line as it was serialized before the column existed.
+  std::string canonical = "reference_id=t7:RMA-OLD;fulfillment_center_id=i8;fulfillment_center_name=n;"
+                          "original_shipment_id=n;tracking_number=n;tags=n;|line;line_number=i1;inventory_id=i7002;"
+                          "quantity=i1;requested_action=t7:Restock;";
+  EXPECT_EQ(before, canonical::hex_sha256(canonical));
+  app.exec("ALTER TABLE fulfillsync_return_lines ADD COLUMN sku TEXT");
+  EXPECT_EQ(hash_now(), before);
+  // A SKU given is content: the hash moves.
+  app.exec("UPDATE fulfillsync_return_lines SET sku = 'TEE-M'");
+  EXPECT_NE(hash_now(), before);
+}
+
 TEST_F(PulledRecordsTest, CancelMismatchesAreTheCancelsTheProviderDoesNotShow) {
   const auto t_cancel = timestamps::parse_iso8601(t2).value();
   const auto result = [&](const std::string& reference, std::int64_t id, const std::string& state) {

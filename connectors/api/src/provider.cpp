@@ -1,5 +1,6 @@
 #include "fulfillsync/api/provider.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -68,6 +69,20 @@ asio::awaitable<std::optional<Answer<ReturnList>>> ReturnPages::next() {
   if (!outcome) co_return std::nullopt;
   Answer<ReturnList> page = read_answer<ReturnList>(std::move(*outcome), version_);
   if (page) pager_.follow(page->next);
+  co_return page;
+}
+
+ProductPages::ProductPages(Call call, ApiRequest request, ApiVersion version)
+    : pager_(std::move(call), std::move(request)), version_(version) {}
+
+asio::awaitable<std::optional<Answer<ProductList>>> ProductPages::next() {
+  std::optional<Outcome> outcome = co_await pager_.next();
+  if (!outcome) co_return std::nullopt;
+  Answer<ProductList> page = read_answer<ProductList>(std::move(*outcome), version_);
+  if (page) {
+    pager_.follow(page->next);
+    next_link_ = page->next.value_or("");
+  }
   co_return page;
 }
 
@@ -219,6 +234,14 @@ ReturnPages Provider::list_returns(std::span<const std::int64_t> return_ids, int
           pull("/return", "/return",
                {{"Ids", fmt::format("{}", fmt::join(return_ids, ","))}, {"Limit", std::to_string(page_size)}}),
           version_};
+}
+
+ProductPages Provider::list_products(int page_size, std::string_view resume_link) {
+  // The link carries the cursor (and the limit it was read with); the page size is kept unless it does.
+  Query query = resume_link.empty() ? Query{} : query_of_link(resume_link);
+  const bool limited = std::any_of(query.begin(), query.end(), [](const auto& p) { return p.first == "Limit"; });
+  if (!limited) query.emplace_back("Limit", std::to_string(page_size));
+  return {call_, pull("/product", "/product", std::move(query)), version_};
 }
 
 asio::awaitable<Answer<ShipmentTimeline>> Provider::shipment_timeline(std::int64_t order_id,

@@ -6,7 +6,8 @@
 // bytes for the same stored values.
 //
 // Form: `reference_id=t<len>:<text>;`, each column `name=<typed value>;` in the contract's order
-// (source_rows.cpp), then each line as `|line;` followed by its columns, lines ordered by line_number.
+// (source_rows.cpp; an optional column only when not NULL), then each line as `|line;` followed by
+// its columns, lines ordered by line_number.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,13 @@ namespace fulfillsync::merchant::canonical {
 // Appends one column: its name and its value with the value's type and length, so that no two
 // different rows serialize alike.
 void append(std::string& out, std::string_view name, const Field& value);
+
+// Appends a column of the contract: an optional one (Column::optional) only when it holds a value.
+template <typename Row>
+void append_column(std::string& out, const Column<Row>& column, const Field& value) {
+  if (column.optional && value.is_null()) return;
+  append(out, column.name, value);
+}
 
 // One line serialized (`|line;` and its columns), with its line_number for ordering.
 struct Line {

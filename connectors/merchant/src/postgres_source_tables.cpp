@@ -37,6 +37,21 @@ std::string select_rows_sql(const PostgresConnection& connection, std::string_vi
   return sql + fmt::format(" FROM {} AS t WHERE {}", connection.source_table(Source<Row>::table), where);
 }
 
+// How the lines are read selects `column`: the column, or NULL for an optional one (Column::optional)
+// the table or view lacks.
+std::string line_column_sql(PostgresConnection& connection, std::string_view table, std::string_view column,
+                            bool optional) {
+  if (optional) {
+    const PgResult found = connection.run(
+        fmt::format("looking for {}.{}", table, column),
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 "
+        "AND NOT attisdropped",
+        {connection.source_table(table), std::string(column)});
+    if (found.text(0, 0) == "0") return "NULL";
+  }
+  return fmt::format("l.{}", sql_name(column));
+}
+
 // The rows of `result` (select_rows_sql) with their lines; the caller holds the snapshot.
 template <typename Row>
 std::vector<Row> collect(PostgresConnection& connection, const PgResult& result) {
@@ -48,7 +63,9 @@ std::vector<Row> collect(PostgresConnection& connection, const PgResult& result)
   }
   if (rows.empty()) return rows;
   std::string sql = fmt::format("SELECT l.{}", sql_name(Source<Row>::parent));
-  for (const auto& column : Source<Row>::line_columns()) sql += fmt::format(", l.{}", sql_name(column.name));
+  for (const auto& column : Source<Row>::line_columns()) {
+    sql += ", " + line_column_sql(connection, Source<Row>::lines_table, column.name, column.optional);
+  }
   sql += fmt::format(" FROM {0} AS l WHERE l.{1} = ANY($1::text[]) ORDER BY l.{1}, l.{2}",
                      connection.source_table(Source<Row>::lines_table), sql_name(Source<Row>::parent),
                      sql_name(Source<Row>::line_order));

@@ -26,6 +26,18 @@ std::int64_t integer(const std::optional<std::string>& text) {
 
 std::string now_text() { return timestamps::format_iso8601_z(timestamps::Clock::now()); }
 
+// SKUs looked up per statement: one statement text for every lookup, unused places NULL.
+constexpr std::size_t kSkusPerQuery = 100;
+
+const std::vector<std::string>& sku_parameter_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> made;
+    for (std::size_t i = 0; i < kSkusPerQuery; ++i) made.push_back(fmt::format("k{}", i));
+    return made;
+  }();
+  return names;
+}
+
 }  // namespace
 
 struct ResultPulledTables::Writes {
@@ -34,6 +46,7 @@ struct ResultPulledTables::Writes {
         tracking_table(db.table("tracking")),
         timeline_table(db.table("shipment_timeline")),
         lots_table(db.table("inventory_lots")),
+        variants_table(db.table("variant_sync")),
         // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
         order_status(fmt::format("UPDATE {} SET remote_status = :status, remote_updated_at = :as_of"
                                  " WHERE reference_id = :reference_id"
@@ -82,9 +95,14 @@ struct ResultPulledTables::Writes {
         lots(db.upsert(lots_table, OnConflict{.key = {"inventory_id", "lot_number", "location_id"}})),
         remove_lot(fmt::format(
             "DELETE FROM {} WHERE inventory_id = :inventory_id AND lot_number = :lot_number AND location_id = :location_id",
-            lots_table)) {}
+            lots_table)),
+        // A SKU's figures read earlier than those held change nothing.
+        variants(db.upsert(variants_table,
+                           OnConflict{.key = {"sku"}, .where = "excluded.stock_read_at >= t.stock_read_at"})),
+        watched_skus_table(db.table("watched_sku_sync")),
+        watched_skus(db.upsert(watched_skus_table, std::nullopt)) {}
 
-  const std::string shipments_table, tracking_table, timeline_table, lots_table;
+  const std::string shipments_table, tracking_table, timeline_table, lots_table, variants_table;
   const std::string order_status;
   const std::unique_ptr<RowUpsert> shipments;
   const std::string delete_items;
@@ -94,6 +112,9 @@ struct ResultPulledTables::Writes {
   const std::string marked, mark_failed, return_status, held_lots;
   const std::unique_ptr<RowUpsert> lots;
   const std::string remove_lot;
+  const std::unique_ptr<RowUpsert> variants;
+  const std::string watched_skus_table;
+  const std::unique_ptr<RowUpsert> watched_skus;
 };
 
 ResultPulledTables::ResultPulledTables(std::unique_ptr<ResultStatements> statements)
@@ -322,6 +343,108 @@ int ResultPulledTables::remove_lots_except(std::span<const std::int64_t> invento
     for (std::int64_t id : dropped) removed += db.run(remove, {{"inventory_id", id}});
   });
   return removed;
+}
+
+int ResultPulledTables::write_variant_stock(std::span<const VariantStockRecord> variants,
+                                            timestamps::TimePoint read_at) {
+  if (variants.empty()) return 0;
+  ResultStatements& db = *db_;
+  const Writes& w = *writes_;
+  const std::string read_at_text = timestamps::format_iso8601_z(read_at);
+  int written = 0;
+  db.in_write_transaction(fmt::format("writing {}", w.variants_table), [&] {
+    for (const VariantStockRecord& variant : variants) {
+      written += w.variants->write({
+          {"sku", variant.sku},
+          {"product_id", variant.product_id},
+          {"variant_id", variant.variant_id},
+          {"inventory_id", variant.inventory_id},
+          {"on_hand_qty", variant.on_hand_qty},
+          {"product_name", variant.product_name},
+          {"variant_name", variant.variant_name},
+          {"status", variant.status},
+          {"stock_read_at", read_at_text},
+      });
+    }
+  });
+  return written;
+}
+
+int ResultPulledTables::remove_variants_read_before(timestamps::TimePoint pass_started) {
+  ResultStatements& db = *db_;
+  const std::string& table = writes_->variants_table;
+  int removed = 0;
+  db.in_write_transaction(fmt::format("writing {}", table), [&] {
+    removed = db.run(fmt::format("DELETE FROM {} WHERE stock_read_at < :pass_started", table),
+                     {{"pass_started", timestamps::format_iso8601_z(pass_started)}});
+  });
+  return removed;
+}
+
+SkuMap ResultPulledTables::sku_map(std::span<const std::string> skus) {
+  ResultStatements& db = *db_;
+  const std::string& table = writes_->variants_table;
+  const auto& names = sku_parameter_names();
+  std::string places;
+  for (const std::string& name : names) places += (places.empty() ? ":" : ", :") + name;
+  // With the number of the product's variants the map holds: an order line names a product by id
+  // only when that is its one variant.
+  const std::string sql = fmt::format(
+      "SELECT v.sku, v.product_id, v.inventory_id, (SELECT count(*) FROM {0} AS w WHERE w.product_id = v.product_id) "
+      "FROM {0} AS v WHERE v.sku IN ({1})",
+      table, places);
+  SkuMap map;
+  for (std::size_t first = 0; first < skus.size(); first += kSkusPerQuery) {
+    std::vector<Named> values;
+    for (std::size_t i = 0; i < kSkusPerQuery; ++i) {
+      values.push_back({names[i], first + i < skus.size() ? SqlValue(skus[first + i]) : SqlValue(std::nullopt)});
+    }
+    for (const auto& row : db.query(fmt::format("reading {}", table), sql, values)) {
+      map.insert_or_assign(row[0].value_or(""), SkuMapping{.product_id = integer(row[1]),
+                                                           .inventory_id = row[2] ? std::optional(integer(row[2]))
+                                                                                  : std::nullopt,
+                                                           .only_variant = integer(row[3]) == 1});
+    }
+  }
+  return map;
+}
+
+WatchedSkus ResultPulledTables::resolve_watched_skus() {
+  ResultStatements& db = *db_;
+  const Writes& w = *writes_;
+  WatchedSkus resolved;
+  const bool named = db.source_has_column(kWatchedInventoryTable, "sku");
+  db.in_write_transaction(fmt::format("writing {}", w.watched_skus_table), [&] {
+    db.run(fmt::format("DELETE FROM {}", w.watched_skus_table), {});
+    if (!named) return;
+    // A row that names an inventory id is read by it (watched_inventory_ids), its SKU aside.
+    const std::string sql = fmt::format(
+        "SELECT DISTINCT s.sku, v.sku, v.inventory_id FROM {} AS s LEFT JOIN {} AS v ON v.sku = s.sku "
+        "WHERE s.sku IS NOT NULL AND s.sku <> '' AND s.inventory_id IS NULL ORDER BY s.sku",
+        db.source_table(kWatchedInventoryTable), w.variants_table);
+    const std::string now = now_text();
+    for (const auto& row : db.query(fmt::format("reading {}", kWatchedInventoryTable), sql, {})) {
+      const std::string sku = row[0].value_or("");
+      std::optional<std::string> error;
+      if (!row[1]) {
+        error = fmt::format("SKU not in {}: the provider's product list held no variant with it at pull_stock's "
+                            "last pass",
+                            w.variants_table);
+      } else if (!row[2]) {
+        error = fmt::format("the SKU's variant has no inventory id at the provider ({})", w.variants_table);
+      }
+      if (error) {
+        resolved.unresolved.push_back(sku);
+      } else {
+        resolved.inventory_ids.push_back(integer(row[2]));
+      }
+      w.watched_skus->write({{"sku", sku},
+                             {"inventory_id", error ? std::nullopt : std::optional(integer(row[2]))},
+                             {"error", error},
+                             {"checked_at", now}});
+    }
+  });
+  return resolved;
 }
 
 }  // namespace fulfillsync::merchant

@@ -24,6 +24,10 @@ class ResultPulledTables final : public PulledTables {
   std::vector<std::int64_t> watched_inventory_ids() override;
   LotChanges replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) override;
   int remove_lots_except(std::span<const std::int64_t> inventory_ids) override;
+  int write_variant_stock(std::span<const VariantStockRecord> variants, timestamps::TimePoint read_at) override;
+  int remove_variants_read_before(timestamps::TimePoint pass_started) override;
+  SkuMap sku_map(std::span<const std::string> skus) override;
+  WatchedSkus resolve_watched_skus() override;
 
  private:
   struct Writes;  // the SQL and upserts, made once (result_pulled_tables.cpp)

@@ -5,9 +5,12 @@
 namespace fulfillsync::merchant {
 namespace {
 
+// The columns a table must have: its keys and every column but the optional ones.
 template <typename Columns>
 std::vector<std::string_view> with_keys(Columns columns, std::vector<std::string_view> keys) {
-  for (const auto& column : columns) keys.push_back(column.name);
+  for (const auto& column : columns) {
+    if (!column.optional) keys.push_back(column.name);
+  }
   return keys;
 }
 

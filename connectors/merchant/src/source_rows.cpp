@@ -55,6 +55,7 @@ constexpr Column<ReturnLineRow> kReturnLineColumns[] = {
     {"inventory_id", &ReturnLineRow::inventory_id},
     {"quantity", &ReturnLineRow::quantity},
     {"requested_action", &ReturnLineRow::requested_action},
+    {"sku", &ReturnLineRow::sku, true},  // instead of inventory_id, resolved through the SKU map
 };
 
 constexpr Column<ProductRow> kProductColumns[] = {
@@ -93,11 +94,13 @@ template <typename Row, typename Line>
 std::string hash_of(const Row& row, std::span<const Column<Row>> columns, std::span<const Column<Line>> line_columns) {
   std::string serialized;
   canonical::append(serialized, "reference_id", Field::of(row.reference_id));
-  for (const auto& column : columns) canonical::append(serialized, column.name, row.*column.member);
+  for (const auto& column : columns) canonical::append_column(serialized, column, row.*column.member);
   std::vector<canonical::Line> lines(row.lines.size());
   for (std::size_t i = 0; i < row.lines.size(); ++i) {
     lines[i].line_number = line_order(row.lines[i]);
-    for (const auto& column : line_columns) canonical::append(lines[i].text, column.name, row.lines[i].*column.member);
+    for (const auto& column : line_columns) {
+      canonical::append_column(lines[i].text, column, row.lines[i].*column.member);
+    }
   }
   return canonical::hex_sha256(serialized + canonical::join_lines(std::move(lines)));
 }

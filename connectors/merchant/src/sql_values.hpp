@@ -106,6 +106,9 @@ class ResultStatements {
   virtual std::string source_table(std::string_view name) const = 0;
   // SQL that holds where `column` holds an integer (SQLite keeps any value in any column).
   virtual std::string holds_integer(std::string_view column) const = 0;
+  // Whether the source table `name` of the contract has `column` (an optional column, which a
+  // merchant database made before it existed lacks).
+  virtual bool source_has_column(std::string_view name, std::string_view column) = 0;
 
   // Runs `work` in one write transaction, failures as MerchantDatabaseError naming `task`.
   virtual void in_write_transaction(std::string_view task, const std::function<void()>& work) = 0;

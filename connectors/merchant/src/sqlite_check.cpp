@@ -123,6 +123,22 @@ void check_writable(const std::filesystem::path& path, std::vector<Finding>& fin
 
 }  // namespace
 
+bool column_exists(SQLite::Database& db, std::string_view table, std::string_view column) {
+  try {
+    SQLite::Statement probe(db, "SELECT t." + quoted(column) + " FROM " + quoted(table) + " AS t LIMIT 0");
+    probe.executeStep();
+    return true;
+  } catch (const SQLite::Exception&) {
+    return false;
+  }
+}
+
+std::string select_column(SQLite::Database& db, std::string_view table, std::string_view alias,
+                          std::string_view column, bool optional) {
+  if (optional && !column_exists(db, table, column)) return "NULL";
+  return std::string(alias) + "." + quoted(column);
+}
+
 std::vector<std::string> source_contract_problems(SQLite::Database& db) {
   std::vector<std::string> problems;
   const auto check = [&](std::string_view table, std::vector<std::string_view> columns) {

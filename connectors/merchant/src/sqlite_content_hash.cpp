@@ -15,6 +15,7 @@
 #include "fulfillsync/merchant/database_error.hpp"
 #include "source_assembly.hpp"
 #include "sqlite_change_time.hpp"
+#include "sqlite_contract.hpp"
 #include "sqlite_support.hpp"
 
 namespace fulfillsync::merchant {
@@ -71,7 +72,7 @@ void line_step(sqlite3_context* context, int, sqlite3_value** arguments) {
     const auto columns = Functions<Row>::line_columns();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       Field value = field_of(arguments[i]);
-      canonical::append(line.text, columns[i].name, value);
+      canonical::append_column(line.text, columns[i], value);
       if (columns[i].name == "line_number") line.line_number = std::move(value);
     }
     (*lines)->push_back(std::move(line));
@@ -98,7 +99,7 @@ void hash(sqlite3_context* context, int, sqlite3_value** arguments) {
     canonical::append(serialized, "reference_id", Field::of(key_of(arguments[0])));
     const auto columns = Functions<Row>::columns();
     for (std::size_t i = 0; i < columns.size(); ++i) {
-      canonical::append(serialized, columns[i].name, field_of(arguments[i + 1]));
+      canonical::append_column(serialized, columns[i], field_of(arguments[i + 1]));
     }
     sqlite3_value* lines = arguments[columns.size() + 1];
     if (const auto* bytes = static_cast<const char*>(sqlite3_value_blob(lines)); bytes != nullptr) {
@@ -131,7 +132,7 @@ void register_for(sqlite3* db) {
 // for the keys of the page only (`parts`): one pass over the lines table per page even when it has no
 // index on its parent (a view over a shop's own tables), index lookups when it has one.
 template <typename Row>
-std::string versions_sql(std::string_view rows) {
+std::string versions_sql(SQLite::Database& db, std::string_view rows) {
   std::string page = fmt::format("SELECT t.reference_id AS reference_id, {} AS change_time", kChangeTimeSql);
   std::string hash = fmt::format("{}(p.reference_id", Functions<Row>::hash);
   for (const auto& column : Functions<Row>::columns()) {
@@ -141,7 +142,8 @@ std::string versions_sql(std::string_view rows) {
   std::string lines = fmt::format("{}(", Functions<Row>::lines);
   bool first = true;
   for (const auto& column : Functions<Row>::line_columns()) {
-    fmt::format_to(std::back_inserter(lines), "{}l.{}", first ? "" : ", ", sql_name(column.name));
+    fmt::format_to(std::back_inserter(lines), "{}{}", first ? "" : ", ",
+                   select_column(db, Functions<Row>::lines_table, "l", column.name, column.optional));
     first = false;
   }
   const std::string parent = sql_name(Functions<Row>::parent);
@@ -162,8 +164,8 @@ void register_content_hash(SQLite::Database& db) {
   register_for<ReturnRow>(db.getHandle());
 }
 
-std::string row_versions_sql(SourceKind kind, std::string_view rows) {
-  return kind == SourceKind::orders ? versions_sql<OrderRow>(rows) : versions_sql<ReturnRow>(rows);
+std::string row_versions_sql(SQLite::Database& db, SourceKind kind, std::string_view rows) {
+  return kind == SourceKind::orders ? versions_sql<OrderRow>(db, rows) : versions_sql<ReturnRow>(db, rows);
 }
 
 }  // namespace fulfillsync::merchant

@@ -23,6 +23,6 @@ void register_content_hash(SQLite::Database& db);
 // A statement of the rows of the source table (aliased `t`) that `rows` selects ("WHERE ... ORDER BY
 // ... LIMIT ..."), each as reference_id, change_time (kChangeTimeSql), cancel_requested (NULL for
 // returns) and its content hash with its lines, by reference_id.
-std::string row_versions_sql(SourceKind kind, std::string_view rows);
+std::string row_versions_sql(SQLite::Database& db, SourceKind kind, std::string_view rows);
 
 }  // namespace fulfillsync::merchant

@@ -16,4 +16,14 @@ namespace fulfillsync::merchant {
 // Problems with the source tables (a table or column of the contract missing), one line each.
 std::vector<std::string> source_contract_problems(SQLite::Database& db);
 
+// Whether `table` (a table or a view) has `column`: an optional column of the contract
+// (source_rows.hpp, Column::optional) is read as NULL where it has not.
+bool column_exists(SQLite::Database& db, std::string_view table, std::string_view column);
+
+// How a reader selects `column` of the table aliased `alias`: the column, qualified by the alias
+// (SQLite reads an unqualified name that matches no column as a string literal), or NULL for an
+// optional column the table lacks.
+std::string select_column(SQLite::Database& db, std::string_view table, std::string_view alias,
+                          std::string_view column, bool optional);
+
 }  // namespace fulfillsync::merchant

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "result_pulled_tables.hpp"
+#include "sqlite_contract.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -15,6 +16,10 @@ class SqliteResultStatements final : public ResultStatements {
   std::string source_table(std::string_view name) const override { return sql_name(name); }
   std::string holds_integer(std::string_view column) const override {
     return fmt::format("typeof({}) = 'integer'", sql_name(column));
+  }
+  bool source_has_column(std::string_view name, std::string_view column) override {
+    return connection_.guarded(fmt::format("looking for {}.{}", name, column),
+                               [&] { return column_exists(connection_.db(), name, column); });
   }
 
   void in_write_transaction(std::string_view task, const std::function<void()>& work) override {

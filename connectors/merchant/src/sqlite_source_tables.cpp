@@ -42,10 +42,12 @@ std::string select_rows_sql(std::string_view where) {
 }
 
 template <typename Row>
-std::string select_lines_sql(std::size_t keys) {
+std::string select_lines_sql(SQLite::Database& db, std::size_t keys) {
   const std::string parent = column_of("l", Source<Row>::parent);
   std::string sql = "SELECT " + parent;
-  for (const auto& column : Source<Row>::line_columns()) sql += ", " + column_of("l", column.name);
+  for (const auto& column : Source<Row>::line_columns()) {
+    sql += ", " + select_column(db, Source<Row>::lines_table, "l", column.name, column.optional);
+  }
   sql += " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent + " IN (";
   for (std::size_t i = 0; i < keys; ++i) sql += i == 0 ? "?" : ", ?";
   return sql + ") ORDER BY " + parent + ", " + column_of("l", Source<Row>::line_order);
@@ -66,7 +68,7 @@ std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
   RowAssembly<Row> assembly(rows);
   for (std::size_t first = 0; first < rows.size(); first += kKeysPerQuery) {
     const std::size_t count = std::min(kKeysPerQuery, rows.size() - first);
-    SQLite::Statement lines(db, select_lines_sql<Row>(count));
+    SQLite::Statement lines(db, select_lines_sql<Row>(db, count));
     for (std::size_t i = 0; i < count; ++i) lines.bind(static_cast<int>(i + 1), rows[first + i].reference_id);
     while (lines.executeStep()) {
       assembly.add_line(lines.getColumn(0).getString(),
@@ -175,7 +177,7 @@ std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kin
                                                                   std::size_t limit) {
   const std::string_view final_state = final_result_condition(kind);
   const std::string sql = row_versions_sql(
-      kind, fmt::format("WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} AS r WHERE r.reference_id = "
+      db(), kind, fmt::format("WHERE t.reference_id > ?1 AND NOT EXISTS (SELECT 1 FROM {} AS r WHERE r.reference_id = "
                         "t.reference_id AND ({})) ORDER BY t.reference_id LIMIT ?2",
                         connection_.result_table(kind), final_state));
   return connection_.guarded(fmt::format("comparing the open rows of {}", source_table(kind)), [&] {

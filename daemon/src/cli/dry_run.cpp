@@ -65,10 +65,28 @@ void stop_reading_on_signals() {
   sigaction(SIGINT, &action, nullptr);
 }
 
+// The SKU map's rows for the SKUs `rows` name, as a start would read them; none when the result
+// tables are not there yet (before the first start).
+template <typename Row>
+merchant::SkuMap skus_of(const std::vector<Row>& rows, merchant::PulledTables& pulled) {
+  std::vector<std::string> skus;
+  for (const Row& row : rows) {
+    for (std::string& sku : skus_named(row)) skus.push_back(std::move(sku));
+  }
+  if (skus.empty()) return {};
+  try {
+    return pulled.sku_map(skus);
+  } catch (const merchant::MerchantDatabaseError& e) {
+    spdlog::debug("dry run: the SKU map cannot be read ({}); lines by SKU are judged without it", e.what());
+    return {};
+  }
+}
+
 // Tallies rows read (what a start would do with each), logging each.
 template <typename Row>
-void tally_rows(const std::vector<Row>& rows, api::ApiVersion version, Tally& tally) {
+void tally_rows(const std::vector<Row>& rows, merchant::PulledTables& pulled, api::ApiVersion version, Tally& tally) {
   constexpr bool orders = std::is_same_v<Row, merchant::OrderRow>;
+  const merchant::SkuMap skus = skus_of(rows, pulled);
   for (const Row& row : rows) {
     if constexpr (orders) {
       if (cancel_requested(row)) {
@@ -79,8 +97,8 @@ void tally_rows(const std::vector<Row>& rows, api::ApiVersion version, Tally& ta
       }
     }
     const auto mapped = [&] {
-      if constexpr (orders) return map_order(row);
-      else return map_return(row);
+      if constexpr (orders) return map_order(row, skus);
+      else return map_return(row, skus);
     }();
     const char* noun = orders ? "order" : "return";
     if (!mapped.ok()) {
@@ -104,15 +122,16 @@ void tally_rows(const std::vector<Row>& rows, api::ApiVersion version, Tally& ta
 }
 
 template <typename Row>
-void read_all(merchant::SourceTables& db, const merchant::ChangeCursor& start, const merchant::ChangeCursor& floor,
-              typename merchant::ChangeFeed<Row>::Options feed_options, api::ApiVersion version, Tally& tally) {
+void read_all(merchant::SourceTables& db, merchant::PulledTables& pulled, const merchant::ChangeCursor& start,
+              const merchant::ChangeCursor& floor, typename merchant::ChangeFeed<Row>::Options feed_options,
+              api::ApiVersion version, Tally& tally) {
   // Without look-back: every row after the cursor once.
   feed_options.look_back = std::chrono::milliseconds(0);
   merchant::ChangeFeed<Row> feed(db, feed_options, start, floor);
   constexpr bool orders = std::is_same_v<Row, merchant::OrderRow>;
   for (;;) {
     const auto batch = feed.poll();
-    tally_rows(batch.rows, version, tally);
+    tally_rows(batch.rows, pulled, version, tally);
     for (const Row& row : batch.ahead) {
       ++tally.invalid;
       if (!timestamps::parse_iso8601(row.change_time)) {
@@ -131,8 +150,8 @@ void read_all(merchant::SourceTables& db, const merchant::ChangeCursor& start, c
 
 // The rows the change log holds after `position`, each once.
 template <typename Row>
-void read_log(merchant::SourceTables& db, std::string position, std::size_t batch_size, api::ApiVersion version,
-              Tally& tally) {
+void read_log(merchant::SourceTables& db, merchant::PulledTables& pulled, std::string position, std::size_t batch_size,
+              api::ApiVersion version, Tally& tally) {
   constexpr merchant::SourceKind kind =
       std::is_same_v<Row, merchant::OrderRow> ? merchant::SourceKind::orders : merchant::SourceKind::returns;
   std::set<std::string> seen;
@@ -146,7 +165,7 @@ void read_log(merchant::SourceTables& db, std::string position, std::size_t batc
       if constexpr (std::is_same_v<Row, merchant::OrderRow>) return db.read_orders(keys);
       else return db.read_returns(keys);
     }();
-    tally_rows(rows, version, tally);
+    tally_rows(rows, pulled, version, tally);
     position = changes.through;
     more = changes.more;
   }
@@ -174,6 +193,7 @@ int dry_run(const config::Config& config) {
     spdlog::info("dry run: reading what a start would push, from {}; nothing is sent or written", *since);
     const auto database = merchant::open_merchant_database_read_only(config.merchant);
     merchant::SourceTables& db = database->source();
+    merchant::PulledTables& pulled = database->pulled();
     const auto version = *api::parse_api_version(config.api.version);
     const merchant::ChangeCursor floor{*since, ""};
     const auto start_of = [&](const std::string& name) {
@@ -193,16 +213,16 @@ int dry_run(const config::Config& config) {
         config.merchant.look_back, static_cast<std::size_t>(config.merchant.batch_size),
         config.merchant.max_clock_skew};
     if (const auto position = by_log(SourceIntake<merchant::OrderRow>::sequence_name())) {
-      read_log<merchant::OrderRow>(db, *position, feed.batch_size, version, orders);
+      read_log<merchant::OrderRow>(db, pulled, *position, feed.batch_size, version, orders);
     } else {
-      read_all<merchant::OrderRow>(db, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed,
+      read_all<merchant::OrderRow>(db, pulled, start_of(SourceIntake<merchant::OrderRow>::cursor_name()), floor, feed,
                                    version, orders);
     }
     if (!stop_requested) {
       if (const auto position = by_log(SourceIntake<merchant::ReturnRow>::sequence_name())) {
-        read_log<merchant::ReturnRow>(db, *position, feed.batch_size, version, returns);
+        read_log<merchant::ReturnRow>(db, pulled, *position, feed.batch_size, version, returns);
       } else {
-        read_all<merchant::ReturnRow>(db, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
+        read_all<merchant::ReturnRow>(db, pulled, start_of(SourceIntake<merchant::ReturnRow>::cursor_name()), floor,
                                       {feed.look_back, feed.batch_size, feed.max_clock_skew}, version, returns);
       }
     }

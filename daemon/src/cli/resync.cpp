@@ -32,7 +32,8 @@ std::vector<std::string> resync(CheckpointStore& store, timestamps::TimePoint si
                                 std::optional<std::string_view> job) {
   if (job && std::find(std::begin(kResyncJobs), std::end(kResyncJobs), *job) == std::end(kResyncJobs)) {
     throw std::invalid_argument(
-        fmt::format("no job '{}' to resync: pull_shipments or pull_returns (pull_lots reads everything every cycle)",
+        fmt::format("no job '{}' to resync: pull_shipments or pull_returns (pull_lots and pull_stock read everything "
+                    "every cycle)",
                     *job));
   }
   std::vector<std::string> done;

@@ -14,7 +14,7 @@
 namespace fulfillsync::daemon {
 
 // The jobs with a position to move: pull_shipments (its window) and pull_returns (the returns it
-// stopped following). pull_lots reads everything every cycle.
+// stopped following). pull_lots and pull_stock read everything every cycle.
 inline constexpr std::string_view kResyncJobs[] = {"pull_shipments", "pull_returns"};
 
 // Moves `job` (or every job above) back to `since`; one line per job saying what it did. Never moves

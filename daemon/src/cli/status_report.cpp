@@ -15,6 +15,7 @@
 #include "fulfillsync/daemon/store/job_stats.hpp"
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
 #include "push/cancel_push_job.hpp"
+#include "pull/pull_lots.hpp"
 #include "push/open_rows.hpp"
 #include "service/progress_report.hpp"
 
@@ -337,6 +338,15 @@ std::string format_pull_side(CheckpointStore& store, int failing_after) {
     out += fmt::format(" {} {}", to_string(state), it == counts.end() ? 0 : it->second);
   }
   out += " (marked ones leave the store once the merchant's tracking rows show them)\n";
+  // pull_stock saves `<pass start> <next page>` while a pass is under way, the start alone once done.
+  if (const auto stock = store.cursor("pull_stock")) {
+    const auto space = stock->find(' ');
+    out += fmt::format("SKU map: {} {}\n", space == std::string::npos ? "last whole pass began" : "a pass began",
+                       stock->substr(0, space));
+  }
+  if (const auto skus = store.cursor(kUnresolvedWatchedSkus); skus && !skus->empty()) {
+    out += fmt::format("Watched SKUs not in the SKU map (no lots read; watched_sku_sync says why): {}\n", *skus);
+  }
   const auto failing = marks.in_state(MarkState::pending, 1000);
   for (const auto& mark : failing) {
     if (!mark.last_error.empty()) {

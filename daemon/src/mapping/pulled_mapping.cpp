@@ -1,6 +1,7 @@
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "fulfillsync/common/json_writer.hpp"
@@ -211,6 +212,30 @@ std::vector<merchant::TimelineEntryRecord> timeline_of(const api::ShipmentTimeli
                        .log_type_name = entry.log_type_name,
                        .log_type_text = entry.log_type_text,
                        .metadata_json = metadata.end_object().take()});
+  }
+  return records;
+}
+
+std::vector<merchant::VariantStockRecord> variant_stock_of(const api::ProductList& page, int& without_sku) {
+  std::vector<merchant::VariantStockRecord> records;
+  std::set<std::string_view> seen;
+  for (const api::Product& product : page.items) {
+    for (const api::Variant& variant : product.variants) {
+      if (!variant.sku || variant.sku->empty()) {
+        ++without_sku;
+        continue;
+      }
+      if (!seen.insert(*variant.sku).second) continue;
+      const auto inventory = variant.inventory.value_or(api::VariantInventory{});
+      records.push_back({.sku = *variant.sku,
+                         .product_id = product.id,
+                         .variant_id = variant.id,
+                         .inventory_id = inventory.inventory_id,
+                         .on_hand_qty = inventory.on_hand_qty,
+                         .product_name = product.name,
+                         .variant_name = variant.name,
+                         .status = variant.status});
+    }
   }
   return records;
 }

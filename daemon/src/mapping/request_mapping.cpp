@@ -36,7 +36,8 @@ std::string line_where(std::string_view table, const Field& line_number) {
                                                               : line_number.describe());
 }
 
-std::optional<api::OrderLineRequest> map_order_line(const OrderLineRow& line, std::vector<std::string>& problems) {
+std::optional<api::OrderLineRequest> map_order_line(const OrderLineRow& line, const merchant::SkuMap& skus,
+                                                   std::vector<std::string>& problems) {
   RowReader r(line_where(kOrderLinesTable, line.line_number), problems);
   const std::size_t before = problems.size();
   api::OrderLineRequest out;
@@ -53,14 +54,42 @@ std::optional<api::OrderLineRequest> map_order_line(const OrderLineRow& line, st
                                    std::numeric_limits<std::int64_t>::min());
   out.quantity_unit_of_measure_code = r.text("unit_of_measure", line.unit_of_measure, Need::optional, 100);
   if (problems.size() != before) return std::nullopt;
+  // A reference the SKU map holds as its product's only variant goes by the provider's product id
+  // (the provider takes a product's first variant for a line naming the product, so a SKU among
+  // several stays a reference). The reference is still sent: the shipment's lines carry it back.
+  if (!out.id && out.reference_id) {
+    if (const auto mapped = skus.find(*out.reference_id); mapped != skus.end() && mapped->second.only_variant) {
+      out.id = mapped->second.product_id;
+      out.name.reset();
+    }
+  }
   return out;
 }
 
-std::optional<api::ReturnLineRequest> map_return_line(const ReturnLineRow& line, std::vector<std::string>& problems) {
+std::optional<api::ReturnLineRequest> map_return_line(const ReturnLineRow& line, const merchant::SkuMap& skus,
+                                                     std::vector<std::string>& problems) {
   RowReader r(line_where(kReturnLinesTable, line.line_number), problems);
   const std::size_t before = problems.size();
   api::ReturnLineRequest out;
-  out.id = r.integer("inventory_id", line.inventory_id, Need::required, 1).value_or(0);
+  const auto inventory_id = r.integer("inventory_id", line.inventory_id, Need::optional, 1);
+  const auto sku = r.text("sku", line.sku, Need::optional, 100);
+  if (inventory_id) {
+    out.id = *inventory_id;
+  } else if (sku) {
+    // Through the SKU map (pull_stock): an item the provider does not list cannot come back to it.
+    const auto mapped = skus.find(*sku);
+    if (mapped == skus.end()) {
+      r.problem("sku", fmt::format("is not in the SKU map: the provider's product list held no variant with it "
+                                   "at pull_stock's last pass, found {}",
+                                   line.sku.describe()));
+    } else if (!mapped->second.inventory_id) {
+      r.problem("sku", fmt::format("has no inventory id in the SKU map, found {}", line.sku.describe()));
+    } else {
+      out.id = *mapped->second.inventory_id;
+    }
+  } else if (problems.size() == before) {
+    r.problem("inventory_id", fmt::format("is required, found {}", line.inventory_id.describe()));
+  }
   out.quantity = r.integer("quantity", line.quantity, Need::required, 1, kInt32Max).value_or(0);
   out.requested_action = r.text("requested_action", line.requested_action, Need::required, 100);
   if (problems.size() != before) return std::nullopt;
@@ -131,7 +160,7 @@ bool cancel_requested(const Field& cancel_requested_column) {
 
 bool cancel_requested(const OrderRow& row) { return cancel_requested(row.cancel_requested); }
 
-Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {
+Mapped<api::OrderCreateRequest> map_order(const OrderRow& row, const merchant::SkuMap& skus) {
   Mapped<api::OrderCreateRequest> mapped;
   auto& problems = mapped.problems;
   RowReader r(std::string(kOrdersTable), problems);
@@ -176,14 +205,14 @@ Mapped<api::OrderCreateRequest> map_order(const OrderRow& row) {
                                    kOrderLinesTable));
   }
   for (const OrderLineRow& line : row.lines) {
-    if (auto product = map_order_line(line, problems)) out.products.push_back(std::move(*product));
+    if (auto product = map_order_line(line, skus, problems)) out.products.push_back(std::move(*product));
   }
   check_encodes(out, problems);
   if (problems.empty()) mapped.request = std::move(out);
   return mapped;
 }
 
-Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row) {
+Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row, const merchant::SkuMap& skus) {
   Mapped<api::ReturnCreateRequest> mapped;
   auto& problems = mapped.problems;
   RowReader r(std::string(kReturnsTable), problems);
@@ -203,11 +232,35 @@ Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row) {
                                    kReturnLinesTable));
   }
   for (const ReturnLineRow& line : row.lines) {
-    if (auto item = map_return_line(line, problems)) out.inventory.push_back(std::move(*item));
+    if (auto item = map_return_line(line, skus, problems)) out.inventory.push_back(std::move(*item));
   }
   check_encodes(out, problems);
   if (problems.empty()) mapped.request = std::move(out);
   return mapped;
+}
+
+namespace {
+
+void add_text(std::vector<std::string>& skus, const Field& value) {
+  if (value.type == Field::Type::text && !value.text.empty()) skus.push_back(value.text);
+}
+
+}  // namespace
+
+std::vector<std::string> skus_named(const OrderRow& row) {
+  std::vector<std::string> skus;
+  for (const OrderLineRow& line : row.lines) {
+    if (line.product_id.is_null()) add_text(skus, line.product_reference_id);
+  }
+  return skus;
+}
+
+std::vector<std::string> skus_named(const ReturnRow& row) {
+  std::vector<std::string> skus;
+  for (const ReturnLineRow& line : row.lines) {
+    if (line.inventory_id.is_null()) add_text(skus, line.sku);
+  }
+  return skus;
 }
 
 }  // namespace fulfillsync::daemon

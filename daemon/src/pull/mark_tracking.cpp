@@ -143,11 +143,31 @@ asio::awaitable<void> MarkTrackingJob::reconcile(JobRun& run) {
   batch.commit();
 }
 
+std::optional<std::chrono::milliseconds> MarkTrackingJob::batch_wait_left(const std::vector<TrackingMark>& due) {
+  if (static_cast<int>(due.size()) >= config_.batch_size) return std::nullopt;
+  const auto now = std::chrono::steady_clock::now();
+  if (!filling_since_) filling_since_ = now;
+  auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - *filling_since_);
+  for (const auto& mark : due) waited = std::max(waited, mark.queued_for);
+  if (waited >= config_.batch_wait) return std::nullopt;
+  return config_.batch_wait - waited;
+}
+
 asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
   auto due = ledger_.due(config_.batch_size);
   if (static_cast<int>(due.size()) == config_.batch_size) run.more = true;
   drop_unlisted(due, run);
+  held_back_ = 0;
+  if (due.empty()) filling_since_.reset();
   if (due.empty() || context_.stopping) co_return;
+  if (const auto left = batch_wait_left(due)) {
+    spdlog::debug("mark_tracking: {} marks wait for a batch of {}, {} ms more at most", due.size(),
+                  config_.batch_size, left->count());
+    held_back_ = static_cast<int>(due.size());
+    run.next_run_within = *left;
+    co_return;
+  }
+  filling_since_.reset();
   std::vector<std::int64_t> shipment_ids;
   for (const auto& mark : due) shipment_ids.push_back(mark.shipment_id);
   {

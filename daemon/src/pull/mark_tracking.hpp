@@ -3,6 +3,12 @@
 // (POST /shipment:batchUpdateTrackingUpload), from the tracking rows the merchant database holds,
 // each shipment once (TrackingMarkLedger); a slower sweep reads the orders the provider still lists
 // as not uploaded, to catch anything missed. Marks call at Priority::mark.
+//
+// A batch short of batch_size waits up to batch_wait for more shipments (one request per 100
+// shipments in a trickle rather than one per few), counted from its oldest mark's queuing: by the
+// store's clock, which a restart does not reset (the marks wait in the ledger, so a stop loses
+// none), and by this process's steady clock, which a wall clock stepped back does not hold up.
+#include <algorithm>
 #include <cstdint>
 #include <chrono>
 #include <optional>
@@ -23,7 +29,8 @@ class MarkTrackingJob final : public Job {
   MarkTrackingJob(PullContext context, TrackingMarkLedger& ledger, config::TrackingMarksConfig config);
   std::string_view name() const override { return "mark_tracking"; }
   boost::asio::awaitable<JobRun> run() override;
-  int backlog() override { return ledger_.waiting(); }
+  // Marks held back to fill a batch wait by design: not backlog (no progress line, no STATUS for them).
+  int backlog() override { return std::max(0, ledger_.waiting() - held_back_); }
   bool paused() const override { return backoff_.paused(); }
 
  private:
@@ -31,6 +38,8 @@ class MarkTrackingJob final : public Job {
   boost::asio::awaitable<void> reconcile(JobRun& run);
   boost::asio::awaitable<void> send(JobRun& run);
   void drop_unlisted(std::vector<TrackingMark>& due, JobRun& run);
+  // How much longer the batch `due` waits to fill up, or nothing: send it now.
+  std::optional<std::chrono::milliseconds> batch_wait_left(const std::vector<TrackingMark>& due);
   void write_results();
   boost::asio::awaitable<void> sweep(JobRun& run);
 
@@ -47,6 +56,9 @@ class MarkTrackingJob final : public Job {
   std::unordered_set<std::int64_t> listed_now_, listed_;
   bool listed_in_full_ = false;
   std::chrono::steady_clock::time_point next_sweep_;
+  // Since when this process has held back the batch now waiting (nothing: none waits).
+  std::optional<std::chrono::steady_clock::time_point> filling_since_;
+  int held_back_ = 0;  // marks of that batch
 };
 
 }  // namespace fulfillsync::daemon

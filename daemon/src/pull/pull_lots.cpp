@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/pulled_mapping.hpp"
 
@@ -38,7 +39,7 @@ asio::awaitable<JobRun> PullLotsJob::run() {
     }
     // A new cycle: the watch list as it is now; the lots of ids no longer watched go.
     started_ = true;
-    cycle_ = context_.merchant.watched_inventory_ids();
+    cycle_ = watched();
     position_ = 0;
     cycle_started_ = now;
     cycle_started_wall_ = std::chrono::system_clock::now();
@@ -93,6 +94,29 @@ asio::awaitable<JobRun> PullLotsJob::run() {
     run.back_off = std::max(std::chrono::milliseconds(1), wait);
   }
   co_return run;
+}
+
+// The watched inventory ids: those named, and those of the SKUs named that the SKU map resolves.
+std::vector<std::int64_t> PullLotsJob::watched() {
+  std::vector<std::int64_t> ids = context_.merchant.watched_inventory_ids();
+  const merchant::WatchedSkus skus = context_.merchant.resolve_watched_skus();
+  ids.insert(ids.end(), skus.inventory_ids.begin(), skus.inventory_ids.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::string unresolved;
+  for (const std::string& sku : skus.unresolved) {
+    unresolved += (unresolved.empty() ? "" : ",") + text::printable(sku);
+  }
+  if (!skus.unresolved.empty()) {
+    context_.metrics.count_items(name(), "sku_unresolved", static_cast<double>(skus.unresolved.size()));
+    spdlog::warn("pull_lots: {} watched SKU(s) not in the SKU map, no lots read for them (see the result table "
+                 "watched_sku_sync): {}",
+                 skus.unresolved.size(), unresolved);
+  }
+  if (context_.checkpoint.cursor(kUnresolvedWatchedSkus).value_or("") != unresolved) {
+    context_.checkpoint.save_cursor(kUnresolvedWatchedSkus, unresolved);
+  }
+  return ids;
 }
 
 // The lots of an answer about `inventory_id`, or nothing when they cannot be known (kept as they were).

@@ -1,5 +1,8 @@
 #pragma once
 // pull_lots reads the lot levels of every watched inventory id once per interval, spread across it.
+// A watched row may name a SKU instead: it is resolved through the SKU map (pull_stock) at the
+// start of each cycle, and one the map does not hold is recorded with its reason
+// (`{prefix}watched_sku_sync`, a metric, `status`) and has no lots read.
 #include <cstdint>
 #include <vector>
 #include <chrono>
@@ -14,6 +17,10 @@
 
 namespace fulfillsync::daemon {
 
+// Where pull_lots saves the watched SKUs the SKU map did not resolve at its last cycle (for
+// `status`): comma-separated, empty when none.
+inline constexpr const char* kUnresolvedWatchedSkus = "pull_lots:unresolved_skus";
+
 class PullLotsJob final : public Job {
  public:
   // `spread`: space the reads across the interval (the daemon); without, read them all (`once`).
@@ -26,6 +33,7 @@ class PullLotsJob final : public Job {
   std::optional<std::chrono::system_clock::time_point> data_as_of() const override { return last_cycle_started_; }
 
  private:
+  std::vector<std::int64_t> watched();
   std::optional<std::vector<merchant::LotRecord>> lots_in(std::int64_t inventory_id,
                                                           const api::Answer<api::LotLevels>& levels);
 

@@ -47,10 +47,10 @@ struct BuiltBody {
 };
 
 template <typename Row>
-BuiltBody build_body(const Row& row, api::ApiVersion version) {
+BuiltBody build_body(const Row& row, api::ApiVersion version, const merchant::SkuMap& skus) {
   auto mapped = [&] {
-    if constexpr (std::is_same_v<Row, OrderRow>) return map_order(row);
-    else return map_return(row);
+    if constexpr (std::is_same_v<Row, OrderRow>) return map_order(row, skus);
+    else return map_return(row, skus);
   }();
   if (!mapped.ok()) return {.problems = mapped.reason()};
   api::Encoded body = api::encode(*mapped.request, version);
@@ -293,6 +293,8 @@ merchant::ChangeFeed<Row> SourceIntake<Row>::make_feed() {
 
 template <typename Row>
 bool SourceIntake<Row>::poll(int max_batches) {
+  skus_.clear();  // the map as it is now
+  skus_looked_up_.clear();
   try {
     const bool more = by_sequence_ ? poll_by_sequence(max_batches) : poll_by_time(max_batches);
     if (more || options_.reconcile_interval.count() == 0 || timestamps::Clock::now() < next_sweep_) return more;
@@ -402,6 +404,7 @@ void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Ro
   std::map<std::string, std::string, std::less<>> cancels;
   if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
 
+  look_up_skus(rows);  // once for the batch
   auto commit = ledger_.batch();
   // A row read now is its latest version: an older one held back must not be offered after it
   // (it could bring back an order the newer version cancelled).
@@ -587,6 +590,9 @@ void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
     if constexpr (std::is_same_v<Row, OrderRow>) return source_.read_orders(keys);
     else return source_.read_returns(keys);
   }();
+  skus_.clear();
+  skus_looked_up_.clear();
+  look_up_skus(rows);
   const merchant::ChangeCursor limit = merchant::ChangeFeed<Row>::read_limit(options_.feed, timestamps::Clock::now());
   const auto known = ledger_.hashes(create_kind<Row>(), keys);
   for (const Row& row : rows) {
@@ -633,7 +639,8 @@ void SourceIntake<Row>::take(const Row& row) {
     }
   }
 
-  const BuiltBody built = build_body(row, options_.version);
+  look_up_skus(std::span(&row, 1));
+  const BuiltBody built = build_body(row, options_.version, skus_);
   const Offer offer = ledger_.offer(kind, key, row.content_hash, built.body.value_or(""));
   switch (offer) {
     case Offer::queued:
@@ -650,6 +657,19 @@ void SourceIntake<Row>::take(const Row& row) {
       spdlog::warn("{} {} {} (noted in the result table)", noun<Row>(), text::printable(key), kChangedAfterSending);
       break;
   }
+}
+
+template <typename Row>
+void SourceIntake<Row>::look_up_skus(std::span<const Row> rows) {
+  if (!options_.sku_map) return;
+  std::vector<std::string> wanted;
+  for (const Row& row : rows) {
+    for (std::string& sku : skus_named(row)) {
+      if (skus_looked_up_.insert(sku).second) wanted.push_back(std::move(sku));
+    }
+  }
+  if (wanted.empty()) return;
+  for (auto& [sku, mapping] : options_.sku_map(wanted)) skus_.insert_or_assign(sku, mapping);
 }
 
 template class SourceIntake<OrderRow>;

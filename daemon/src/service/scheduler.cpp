@@ -167,7 +167,9 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
         spdlog::debug("{}: nothing new; next run in {}s", slot.job->name(),
                       std::chrono::duration_cast<std::chrono::seconds>(interval).count());
       }
-      co_await rest(slot, std::chrono::milliseconds(static_cast<std::int64_t>(interval.count() * jitter(random_))));
+      auto jittered = std::chrono::milliseconds(static_cast<std::int64_t>(interval.count() * jitter(random_)));
+      if (run.next_run_within) jittered = std::min(jittered, *run.next_run_within);
+      co_await rest(slot, jittered);
     } else {
       // A run that awaited nothing (an intake over a long backlog, say) would otherwise keep the loop
       // to itself: other jobs, answers in flight, signals and the watchdog wait for their turn.
@@ -213,7 +215,8 @@ asio::awaitable<Scheduler::Idle> Scheduler::run_until_idle(int failed_runs_limit
         co_return Idle::failing;
       }
       wants_more[i] = run.more && run.back_off == 0ms;
-      due[i] = Clock::now() + (run.back_off > 0ms ? run.back_off : slot.interval);
+      const auto until_next = std::min(slot.interval, run.next_run_within.value_or(slot.interval));
+      due[i] = Clock::now() + (run.back_off > 0ms ? run.back_off : until_next);
       more = more || run.more;
       back_off = std::max(back_off, run.back_off);
     }

@@ -13,7 +13,8 @@
 // one such rest). A run that settles anything (an order created or cancelled, a return created,
 // shipments written, tracking marked) brings every job back to its interval at once: a rest already
 // longer is cut to end one interval after it began. Tracking is then read as often as configured
-// while there is activity.
+// while there is activity. A run that holds work back until a moment (JobRun::next_run_within: a
+// batch of marks filling up) has its next run by then, however long its rest would be.
 #include <chrono>
 #include <map>
 #include <memory>

@@ -20,6 +20,7 @@
 #include "fulfillsync/daemon/store/daemon_record.hpp"
 #include "pull/mark_tracking.hpp"
 #include "pull/pull_lots.hpp"
+#include "pull/pull_stock.hpp"
 #include "pull/pull_returns.hpp"
 #include "pull/pull_shipments.hpp"
 #include "push/cancel_push_job.hpp"
@@ -104,13 +105,17 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
       config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
       config_.merchant.max_clock_skew};
+  // Return lines and order lines naming a SKU are resolved through the map pull_stock keeps.
+  const auto sku_map = [&pulled = merchant_->pulled()](std::span<const std::string> skus) {
+    return pulled.sku_map(skus);
+  };
   order_intake_ = std::make_unique<SourceIntake<merchant::OrderRow>>(
       merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
-      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval});
+      SourceIntake<merchant::OrderRow>::Options{feed, *version, since, config_.merchant.reconcile_interval, sku_map});
   return_intake_ = std::make_unique<SourceIntake<merchant::ReturnRow>>(
       merchant_->source(), *checkpoint_, *ledger_, *sync_metrics_,
       SourceIntake<merchant::ReturnRow>::Options{{feed.look_back, feed.batch_size, feed.max_clock_skew}, *version,
-                                                 since, config_.merchant.reconcile_interval});
+                                                 since, config_.merchant.reconcile_interval, sku_map});
   scheduler_ = std::make_unique<Scheduler>(io_.get_executor(), *sync_metrics_, stopping_, in_flight_);
   add_push_jobs();
   add_pull_jobs(since);
@@ -168,8 +173,9 @@ void Service::add_pull_jobs(const std::string& since) {
     scheduler_->add(std::make_unique<PullShipmentsJob>(context_for("pull_shipments"), sync.pull_shipments), sync.pull_shipments.interval);
   }
   if (sync.mark_tracking.mode != config::TrackingMarkMode::never) {
-    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, sync.mark_tracking),
-                    sync.mark_tracking.interval);
+    config::TrackingMarksConfig marks = sync.mark_tracking;
+    if (mode_ == Mode::once) marks.batch_wait = config::Duration(0);  // nothing more arrives before it ends
+    scheduler_->add(std::make_unique<MarkTrackingJob>(context_for("mark_tracking"), *marks_, marks), marks.interval);
   }
   if (sync.pull_returns.enabled) {
     scheduler_->add(std::make_unique<PullReturnsJob>(context_for("pull_returns"), sync.pull_returns), sync.pull_returns.interval);
@@ -177,6 +183,11 @@ void Service::add_pull_jobs(const std::string& since) {
   if (sync.pull_lots.enabled) {
     // The job spaces its own reads across the interval; the scheduler only wakes it.
     scheduler_->add(std::make_unique<PullLotsJob>(context_for("pull_lots"), sync.pull_lots, mode_ != Mode::once), 1s);
+  }
+  if (sync.pull_stock.enabled) {
+    // The job waits out its own interval between passes; the scheduler only wakes it.
+    scheduler_->add(std::make_unique<PullStockJob>(context_for("pull_stock"), sync.pull_stock, mode_ != Mode::once),
+                    1s);
   }
 }
 

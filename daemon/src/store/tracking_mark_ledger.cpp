@@ -9,7 +9,9 @@
 namespace fulfillsync::daemon {
 namespace {
 
-constexpr const char* kColumns = "shipment_id, order_id, state, attempts, coalesce(last_error, ''), updated_at";
+constexpr const char* kColumns =
+    "shipment_id, order_id, state, attempts, coalesce(last_error, ''), updated_at, "
+    "CAST(round((julianday('now') - julianday(created_at)) * 86400000) AS INTEGER)";
 
 MarkState state_from(std::string_view text) {
   if (text == "pending") return MarkState::pending;
@@ -27,7 +29,8 @@ std::vector<TrackingMark> marks_of(SQLite::Statement& query) {
                                  .state = state_from(query.getColumn(2).getString()),
                                  .attempts = query.getColumn(3).getInt(),
                                  .last_error = query.getColumn(4).getString(),
-                                 .updated_at = query.getColumn(5).getString()});
+                                 .updated_at = query.getColumn(5).getString(),
+                                 .queued_for = std::chrono::milliseconds(query.getColumn(6).getInt64())});
   }
   return marks;
 }

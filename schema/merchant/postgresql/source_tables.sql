@@ -59,13 +59,19 @@ CREATE INDEX fulfillsync_returns_by_change ON fulfillsync_returns (updated_at, r
 CREATE TABLE fulfillsync_return_lines (
   return_reference_id text NOT NULL REFERENCES fulfillsync_returns (reference_id),
   line_number         integer NOT NULL,
-  inventory_id        bigint NOT NULL,
+  inventory_id        bigint,  -- the provider's inventory id, or `sku`
   quantity            integer NOT NULL,
   requested_action    text,
+  sku                 text,    -- a SKU, resolved through {prefix}variant_sync (pull_stock); last, as added
   PRIMARY KEY (return_reference_id, line_number)
 );
 
-CREATE TABLE fulfillsync_watched_inventory (inventory_id bigint PRIMARY KEY);
+-- A lot to watch by inventory id, or by SKU.
+CREATE TABLE fulfillsync_watched_inventory (
+  inventory_id bigint UNIQUE,
+  sku          text UNIQUE,
+  CHECK (inventory_id IS NOT NULL OR sku IS NOT NULL)
+);
 
 -- Any change to an order, a return or one of their lines moves the row's updated_at. clock_timestamp(),
 -- not now(): now() is the transaction's start, so a long transaction would write a time long past.

@@ -172,6 +172,9 @@ struct TrackingMarksConfig {
   TrackingMarkMode mode = TrackingMarkMode::after_write;
   Duration interval = std::chrono::seconds(10);
   int batch_size = 100;  // shipment ids per batch request
+  // A batch short of batch_size waits at most this long (from its oldest mark's queuing) for more
+  // shipments: fewer requests per shipment in a trickle, the provider told later. 0: sent at once.
+  Duration batch_wait = std::chrono::minutes(5);
   // The safety sweep: orders the provider says have tracking not marked uploaded.
   Duration sweep_interval = std::chrono::minutes(30);
 
@@ -184,6 +187,16 @@ struct LotsConfig {
   Duration interval = std::chrono::minutes(15);
 
   bool operator==(const LotsConfig&) const = default;
+};
+
+// pull_stock: the SKU map and each SKU's stock, from a whole pass over the provider's product list.
+struct StockConfig {
+  bool enabled = true;
+  // A pass starts this long after the previous one started; its pages are read one after another.
+  Duration interval = std::chrono::minutes(15);
+  int page_size = 250;  // products per request (the provider's most)
+
+  bool operator==(const StockConfig&) const = default;
 };
 
 struct SyncConfig {
@@ -203,6 +216,7 @@ struct SyncConfig {
   TrackingMarksConfig mark_tracking;
   PullJobConfig pull_returns{.interval = std::chrono::minutes(5), .page_size = 100};
   LotsConfig pull_lots;
+  StockConfig pull_stock;
 
   bool operator==(const SyncConfig&) const = default;
 };

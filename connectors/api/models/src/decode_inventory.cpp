@@ -116,6 +116,14 @@ bool read(Reader& reader, od::value& value, VariantCustoms& out) {
   });
 }
 
+bool read(Reader& reader, od::value& value, VariantInventory& out) {
+  return read_object(reader, value, [&](std::string_view key, od::value& field) {
+    if (key == "inventory_id") return read(reader, field, out.inventory_id);
+    if (key == "on_hand_qty") return read(reader, field, out.on_hand_qty);
+    return true;
+  });
+}
+
 bool read(Reader& reader, od::value& value, Variant& out) {
   static constexpr std::string_view kRequired[] = {"id"};
   RequiredKeys required(reader, kRequired);
@@ -128,6 +136,8 @@ bool read(Reader& reader, od::value& value, Variant& out) {
                        if (key == "upc") return read(reader, field, out.upc);
                        if (key == "status") return read(reader, field, out.status);
                        if (key == "customs") return read(reader, field, out.customs);
+                       if (key == "inventory") return read(reader, field, out.inventory);
+                       if (key == "updated_on") return read(reader, field, out.updated_on);
                        return true;
                      }) &&
          required.check();

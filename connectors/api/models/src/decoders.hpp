@@ -65,6 +65,7 @@ bool read(Reader& reader, od::value& value, InventoryVariantFlags& out);
 bool read(Reader& reader, od::value& value, InventoryWeight& out);
 bool read(Reader& reader, od::value& value, InventoryItem& out);
 bool read(Reader& reader, od::value& value, VariantCustoms& out);
+bool read(Reader& reader, od::value& value, VariantInventory& out);
 bool read(Reader& reader, od::value& value, Variant& out);
 bool read(Reader& reader, od::value& value, Product& out);
 bool read(Reader& reader, od::value& value, ProductList& out);

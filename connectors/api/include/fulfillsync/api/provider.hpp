@@ -47,6 +47,23 @@ class ReturnPages {
   ApiVersion version_;
 };
 
+// A walk over the pages of GET /product, following each page's `next` link. The link of the page
+// to come (next_link()) is where a walk interrupted after this page resumes.
+class ProductPages {
+ public:
+  ProductPages(Call call, ApiRequest request, ApiVersion version);
+
+  // The next page, or nothing after the last one. A page that failed or does not read ends the walk.
+  boost::asio::awaitable<std::optional<Answer<ProductList>>> next();
+  // The `next` link of the page last read: empty after the last page.
+  const std::string& next_link() const { return next_link_; }
+
+ private:
+  CursorPager pager_;
+  ApiVersion version_;
+  std::string next_link_;
+};
+
 class Provider {
  public:
   // Through `client` (which must outlive this), in its API version.
@@ -110,6 +127,9 @@ class Provider {
   OrderPages list_orders_with_tracking_not_uploaded(timestamps::TimePoint since, int page_size);
   // GET /return?Ids=, `page_size` a page.
   ReturnPages list_returns(std::span<const std::int64_t> return_ids, int page_size);
+  // GET /product, `page_size` products a page (each with its variants, their inventory ids and
+  // stock), from the first page or from `resume_link` (a page's `next` link, ProductPages::next_link).
+  ProductPages list_products(int page_size, std::string_view resume_link = {});
   // GET /order/{orderId}/shipment/{shipmentId}/timeline.
   boost::asio::awaitable<Answer<ShipmentTimeline>> shipment_timeline(std::int64_t order_id, std::int64_t shipment_id);
   // GET /inventory-level/{inventoryId}/lots (without the channel). An unknown item answers 404.

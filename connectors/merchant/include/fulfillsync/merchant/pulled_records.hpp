@@ -1,9 +1,11 @@
 #pragma once
 // What the pull jobs write to the merchant's result tables (schema/merchant/README.md): shipments
-// with their items and tracking, the provider's order and return statuses, inventory lots and
-// shipment timelines. Plain values, already mapped from the API's models; timestamps are UTC ISO
+// with their items and tracking, the provider's order and return statuses, inventory lots, shipment
+// timelines and the SKU map with its stock. Plain values, already mapped from the API's models; timestamps are UTC ISO
 // 8601 text as the result tables hold them (`2026-03-01T12:34:56.789Z`).
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,6 +120,35 @@ struct TimelineEntryRecord {
   std::string metadata_json = "{}";
 
   friend bool operator==(const TimelineEntryRecord&, const TimelineEntryRecord&) = default;
+};
+
+// One variant of the provider's catalog, as its product list gives it: a row of `{prefix}variant_sync`.
+struct VariantStockRecord {
+  std::string sku;
+  std::int64_t product_id = 0;
+  std::int64_t variant_id = 0;
+  std::optional<std::int64_t> inventory_id{}, on_hand_qty{};
+  std::optional<std::string> product_name{}, variant_name{}, status{};
+
+  friend bool operator==(const VariantStockRecord&, const VariantStockRecord&) = default;
+};
+
+// A SKU as the map holds it: what an order line, a return line or a watched lot naming it becomes.
+struct SkuMapping {
+  std::int64_t product_id = 0;
+  std::optional<std::int64_t> inventory_id{};
+  // The only variant of its product in the map: an order line may name it by the product's id (the
+  // provider takes a product's first variant for an order line that names the product).
+  bool only_variant = false;
+
+  friend bool operator==(const SkuMapping&, const SkuMapping&) = default;
+};
+using SkuMap = std::map<std::string, SkuMapping, std::less<>>;
+
+// The SKUs the watched inventory names (resolve_watched_skus()).
+struct WatchedSkus {
+  std::vector<std::int64_t> inventory_ids{};  // of those the map resolves
+  std::vector<std::string> unresolved{};      // not in the map, or without an inventory id there
 };
 
 // What replace_lots() changed.

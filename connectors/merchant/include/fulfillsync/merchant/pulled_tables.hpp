@@ -1,7 +1,8 @@
 #pragma once
 // PulledTables: the result tables the pull jobs keep (schema/merchant/README.md) with what they
 // learn from the provider (pulled_records.hpp): shipments with their items, tracking and timelines,
-// the orders' and returns' progress, and the lots of the inventory the merchant watches.
+// the orders' and returns' progress, the lots of the inventory the merchant watches, and the SKU map
+// with each SKU's stock.
 //
 // Contract for an implementation (failures: database_error.hpp):
 // - Each write is one transaction; writing the same records again changes nothing, and a record
@@ -13,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
 #include "fulfillsync/merchant/pulled_records.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"  // kWatchedInventoryTable
@@ -49,6 +51,19 @@ class PulledTables {
   virtual LotChanges replace_lots(std::int64_t inventory_id, std::span<const LotRecord> lots) = 0;
   // Removes the lots of inventory ids not in `inventory_ids` (no longer watched); returns how many.
   virtual int remove_lots_except(std::span<const std::int64_t> inventory_ids) = 0;
+
+  // The SKU map (`{prefix}variant_sync`): upserts one page of the provider's product list by SKU,
+  // read at `read_at` (a row read later than that is kept); returns the rows written.
+  virtual int write_variant_stock(std::span<const VariantStockRecord> variants, timestamps::TimePoint read_at) = 0;
+  // Removes the SKUs last read before `pass_started`: after a whole pass of the product list, those
+  // the provider no longer lists. Returns how many.
+  virtual int remove_variants_read_before(timestamps::TimePoint pass_started) = 0;
+  // The map's rows for these SKUs; a SKU it lacks is left out.
+  virtual SkuMap sku_map(std::span<const std::string> skus) = 0;
+  // The SKUs kWatchedInventoryTable names instead of an inventory id (its optional `sku` column),
+  // resolved through the map, each recorded in `{prefix}watched_sku_sync` with its inventory id or
+  // why it has none; that table is made to hold exactly these. Nothing when the column is absent.
+  virtual WatchedSkus resolve_watched_skus() = 0;
 };
 
 }  // namespace fulfillsync::merchant

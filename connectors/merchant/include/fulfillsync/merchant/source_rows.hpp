@@ -69,7 +69,7 @@ struct OrderRow {
 };
 
 struct ReturnLineRow {
-  Field line_number{}, inventory_id{}, quantity{}, requested_action{};
+  Field line_number{}, inventory_id{}, quantity{}, requested_action{}, sku{};
   friend bool operator==(const ReturnLineRow&, const ReturnLineRow&) = default;
 };
 
@@ -110,6 +110,10 @@ template <typename Row>
 struct Column {
   std::string_view name;
   Field Row::*member;
+  // Added to the contract after merchant databases were made without it: read as NULL where the
+  // table lacks it, and in the content hash only when it holds a value, so that a row which does not
+  // use it keeps the hash it had before the column existed (nothing is sent again for it).
+  bool optional = false;
 };
 std::span<const Column<OrderRow>> order_columns();
 std::span<const Column<OrderLineRow>> order_line_columns();

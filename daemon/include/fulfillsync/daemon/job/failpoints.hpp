@@ -10,7 +10,7 @@
 
 namespace fulfillsync::daemon {
 
-inline constexpr std::array<std::string_view, 36> kFailpoints = {
+inline constexpr std::array<std::string_view, 38> kFailpoints = {
     "intake.before_commit",                // source rows read and offered, before the ledger commit
     "push_orders.before_send",             // a chunk taken, nothing in flight yet
     "push_orders.after_mark",              // sends durably in_flight, about to leave
@@ -47,6 +47,8 @@ inline constexpr std::array<std::string_view, 36> kFailpoints = {
     "mark_tracking.after_result_write",     // tracking rows written, before the ledger knows
     "pull_returns.after_merchant_commit",   // returns written, their progress not saved yet
     "pull_lots.after_merchant_commit",
+    "pull_stock.after_page_commit",         // a page of the product list written, its next link not saved
+    "pull_stock.before_checkpoint",         // the whole list written and the SKUs it lacks removed, pass not saved
 };
 
 // Faults: named places where an armed test makes the daemon misbehave as a bug would, instead of

@@ -16,6 +16,9 @@ struct JobRun {
   bool ok = true;     // false: the run met an error (logged and counted)
   // Wait at least this long before the next run (throttled, provider unreachable, paused).
   std::chrono::milliseconds back_off{0};
+  // Work held back until a moment (a batch of marks left to fill up): the next run comes no later
+  // than this, however long the job's rest would otherwise be.
+  std::optional<std::chrono::milliseconds> next_run_within{};
   // A pull that asked the provider and found nothing new: while its runs stay quiet and nothing is
   // pushed, the scheduler lets its rest grow (Scheduler, "Idle pulls").
   bool quiet = false;

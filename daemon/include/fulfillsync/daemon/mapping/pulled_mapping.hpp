@@ -30,4 +30,8 @@ std::vector<merchant::LotRecord> lots_of(const api::LotLevels& levels);
 
 std::vector<merchant::TimelineEntryRecord> timeline_of(const api::ShipmentTimeline& timeline);
 
+// The SKU map's rows of one page of the product list: one per variant with a SKU, each SKU once
+// (the first listed). `without_sku` counts the variants left out for having none (blank counts as none).
+std::vector<merchant::VariantStockRecord> variant_stock_of(const api::ProductList& page, int& without_sku);
+
 }  // namespace fulfillsync::daemon

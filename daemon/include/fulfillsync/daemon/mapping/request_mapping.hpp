@@ -9,6 +9,7 @@
 
 #include "fulfillsync/api/models/order.hpp"
 #include "fulfillsync/api/models/return_order.hpp"
+#include "fulfillsync/merchant/pulled_records.hpp"
 #include "fulfillsync/merchant/source_rows.hpp"
 
 namespace fulfillsync::daemon {
@@ -26,8 +27,17 @@ struct Mapped {
   std::string reason() const;
 };
 
-Mapped<api::OrderCreateRequest> map_order(const OrderRow& row);
-Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row);
+// `skus`: the SKU map's rows for the SKUs the row names (merchant::PulledTables::sku_map). A return
+// line may give `sku` instead of `inventory_id`: it is sent as the map's inventory id, and rejected
+// when the map lacks it. An order line by `product_reference_id` that the map holds as its product's
+// only variant is sent with the product's `id` too (the reference kept, the name left out).
+Mapped<api::OrderCreateRequest> map_order(const OrderRow& row, const merchant::SkuMap& skus = {});
+Mapped<api::ReturnCreateRequest> map_return(const ReturnRow& row, const merchant::SkuMap& skus = {});
+
+// The SKUs a row names that the map may resolve: order lines' product_reference_id without a
+// product_id, return lines' sku without an inventory_id (text values only).
+std::vector<std::string> skus_named(const OrderRow& row);
+std::vector<std::string> skus_named(const ReturnRow& row);
 
 // Whether the row asks for a cancel (cancel_requested 1). A value other than 0, 1 or NULL counts as
 // no cancel, and map_order reports it.

@@ -21,7 +21,9 @@
 // absent, adopted when found). A changed version of a row being sent right
 // now is held in memory and offered again each poll; the saved cursor stays before it, so a restart
 // reads it again.
+#include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <cstdint>
 #include <optional>
@@ -34,6 +36,7 @@
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/merchant/change_feed.hpp"
+#include "fulfillsync/merchant/pulled_records.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
 
 namespace fulfillsync::daemon {
@@ -78,6 +81,9 @@ class SourceIntake final : public Intake {
     api::ApiVersion version = api::ApiVersion::v2026_07;
     std::string starting_point;  // ISO 8601, UTC
     config::Duration reconcile_interval = std::chrono::hours(1);  // 0: no sweep
+    // The SKU map's rows for SKUs (merchant::PulledTables::sku_map): what return lines by SKU are
+    // sent as, and whether an order line's reference goes by the product's id. None: no map.
+    std::function<merchant::SkuMap(std::span<const std::string>)> sku_map{};
   };
 
   SourceIntake(merchant::SourceTables& source, CheckpointStore& store, OutboundLedger& ledger, SyncMetrics& metrics,
@@ -106,6 +112,8 @@ class SourceIntake final : public Intake {
   template <typename Save>
   void offer(const std::vector<Row>& rows, const std::vector<Row>& ahead, Save save);
   void take(const Row& row);
+  // Looks up in the SKU map the SKUs `rows` name that this poll has not looked up yet (skus_).
+  void look_up_skus(std::span<const Row> rows);
   void save_cursor();
   void save_sequence();
   void prune_change_log();
@@ -130,6 +138,9 @@ class SourceIntake final : public Intake {
   Options options_;
   std::unique_ptr<merchant::ChangeFeed<Row>> feed_;
   std::map<std::string, Row, std::less<>> held_;  // by reference id
+  // The SKU map as this poll (or refresh) found it, and the SKUs it asked about.
+  merchant::SkuMap skus_;
+  std::set<std::string, std::less<>> skus_looked_up_;
 
   // Reading by the change log.
   bool by_sequence_ = false;

@@ -35,6 +35,8 @@ struct TrackingMark {
   int attempts = 0;
   std::string last_error;
   std::string updated_at;
+  // Since the mark was queued (offered), by the store's clock.
+  std::chrono::milliseconds queued_for{0};
 };
 
 class TrackingMarkLedger {

@@ -1,7 +1,8 @@
 #pragma once
 // Inventory as the daemon reads it: lot levels per location (`GET /inventory-level/{id}/lots`), the
-// inventory item (`GET /inventory/{id}`), and a variant's customs data (whose `value` is an integer
-// before 2026-07 and a decimal from it; kept as exact text either way).
+// inventory item (`GET /inventory/{id}`), a variant's customs data (whose `value` is an integer
+// before 2026-07 and a decimal from it; kept as exact text either way), and the product list
+// (`GET /product`, a cursor page) with each variant's inventory id and stock.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,11 +68,18 @@ struct VariantCustoms {
   std::optional<Money> value{};  // integer before 2026-07, decimal from it
 };
 
+// A variant's `inventory`: the inventory item it is stocked as and how many are on hand.
+struct VariantInventory {
+  std::optional<std::int64_t> inventory_id{}, on_hand_qty{};
+};
+
 // The parts of a product variant the daemon reads (`GET /product/{id}/variants` answers an array).
 struct Variant {
   std::int64_t id = 0;
   std::optional<std::string> name{}, sku{}, gtin{}, upc{}, status{};
   std::optional<VariantCustoms> customs{};
+  std::optional<VariantInventory> inventory{};
+  std::optional<DateTime> updated_on{};
 };
 using VariantList = std::vector<Variant>;
 

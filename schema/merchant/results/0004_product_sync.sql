@@ -1,4 +1,4 @@
--- Schema version 3: the sync state of every product of the catalog the daemon has seen
+-- Schema version 4: the sync state of every product of the catalog the daemon has seen
 -- (schema/merchant/README.md, "Catalog"). `{prefix}` is merchant.result_table_prefix.
 
 CREATE TABLE "{prefix}product_sync" (
