@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 TEST_F(PostgresSyncResultsTest, MigratesTheResultTablesOnceInTheirSchema) {
-  EXPECT_EQ(postgres_result_schema_version(*connection), 3);
+  EXPECT_EQ(postgres_result_schema_version(*connection), 4);
   for (const char* table : {"order_sync", "return_sync", "shipments", "shipment_items", "tracking", "inventory_lots",
                             "shipment_timeline", "variant_sync", "product_sync", "schema_migrations"}) {
     EXPECT_EQ(app->exec(fmt::format("SELECT to_regclass('fulfillsync.fulfillsync_{}') IS NOT NULL", table)), "t")
