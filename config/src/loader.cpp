@@ -350,6 +350,7 @@ void read_sync(Section section, SyncConfig& out) {
   read_job(jobs.section("push_orders"), out.push_orders);
   read_job(jobs.section("push_cancels"), out.push_cancels);
   read_job(jobs.section("push_returns"), out.push_returns);
+  read_job(jobs.section("push_products"), out.push_products);
   read_pull_job(jobs.section("pull_shipments"), out.pull_shipments, 250, true);
   read_tracking_marks(jobs.section("mark_tracking"), out.mark_tracking);
   read_pull_job(jobs.section("pull_returns"), out.pull_returns, 100, false);

@@ -287,6 +287,9 @@ HttpResponse handle_admin(Sandbox& sandbox, const HttpRequest& request) {
   if (method == "GET" && path == "/_sandbox/orders") return admin_orders(sandbox, query);
   if (method == "GET" && path == "/_sandbox/returns") return admin_returns(sandbox);
   if (method == "GET" && path == "/_sandbox/stats") return json_response(200, sandbox.stats().to_json());
+  if (method == "GET" && path == "/_sandbox/catalog/writes") {
+    return json_response(200, sandbox.stats().catalog_writes_json());
+  }
   if (method == "GET" && path == "/_sandbox/faults") {
     JsonWriter w;
     w.begin_object().field("faults", sandbox.faults().spec()).field("seed", sandbox.faults().seed()).end_object();

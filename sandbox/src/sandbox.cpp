@@ -229,6 +229,11 @@ HttpResponse Sandbox::handle(const HttpRequest& request) {
         } else {
           Call call{*this, *store_, request, *version, *principal, params, Query(request.query()), now};
           response = dispatch(*route, call);
+          const std::string_view operation = after_slash.substr(version_end);
+          if (request.method != "GET" && operation.starts_with("/product") &&
+              stats_.catalog_writes.size() < Stats::kMaxCatalogWrites) {
+            stats_.catalog_writes.push_back({request.method, std::string(operation), request.body, response.status});
+          }
           if (journal_ && route->journaled && response.status < 400) journal_->append({now, *principal, request});
           if (rate_limiter_.enabled()) response.set_header("x-remaining-calls", std::to_string(admitted.remaining));
         }

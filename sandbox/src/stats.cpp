@@ -24,4 +24,15 @@ std::string Stats::to_json() const {
   return w.take();
 }
 
+std::string Stats::catalog_writes_json() const {
+  json::JsonWriter w;
+  w.begin_array();
+  for (const CatalogWrite& write : catalog_writes) {
+    w.begin_object().field("method", write.method).field("path", write.path).field("body", write.body)
+        .field("status", write.status).end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
 }  // namespace fulfillsync::sandbox

@@ -102,3 +102,55 @@ END;
 CREATE TRIGGER fulfillsync_return_lines_delete AFTER DELETE ON fulfillsync_return_lines BEGIN
   UPDATE fulfillsync_returns SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = OLD.return_reference_id;
 END;
+
+-- The catalog (schema/merchant/README.md, "Catalog"): products and their variants, pushed by the
+-- push_products job. Only needed where that job is on; its change log entries are in
+-- catalog_change_log.sql (load it after change_log/0001_change_log.sql).
+CREATE TABLE fulfillsync_products (
+  reference_id TEXT PRIMARY KEY,      -- the merchant's key of the product (never sent)
+  name         TEXT NOT NULL,         -- 1 to 400 characters
+  type         TEXT,                  -- at most 50 characters
+  taxonomy_id  INTEGER,               -- a node of GET /taxonomy/{id}
+  updated_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX fulfillsync_products_by_change ON fulfillsync_products (updated_at, reference_id);
+
+CREATE TABLE fulfillsync_variants (
+  sku                       TEXT PRIMARY KEY,  -- 1 to 100 characters, unique within the merchant
+  product_reference_id      TEXT NOT NULL REFERENCES fulfillsync_products (reference_id),
+  name                      TEXT NOT NULL,     -- 1 to 400 characters
+  gtin                      TEXT,              -- at most 14 characters
+  upc                       TEXT,              -- at most 12 characters
+  status                    TEXT,              -- 'Active' or 'Inactive'
+  weight                    REAL,              -- in weight_unit
+  weight_unit               TEXT,              -- oz (when NULL), lb, g, kg
+  length                    REAL,              -- in dimension_unit
+  width                     REAL,
+  height                    REAL,
+  dimension_unit            TEXT,              -- in (when NULL), cm, mm, ft, m
+  customs_country_of_origin TEXT,              -- ISO 3166-1 alpha-2
+  customs_hs_tariff_code    TEXT,              -- at most 20 characters
+  customs_description       TEXT,              -- at most 500 characters
+  customs_value             TEXT,              -- decimal text; whole before API version 2026-07
+  customs_currency          TEXT,              -- ISO 4217
+  is_lot                    INTEGER,           -- 0 or 1: tracked by lot
+  minimum_shelf_life_days   INTEGER,           -- 0 to 3650
+  updated_at                TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX fulfillsync_variants_by_product ON fulfillsync_variants (product_reference_id, sku);
+
+-- A change to a product or one of its variants moves the product's updated_at.
+CREATE TRIGGER fulfillsync_products_touch AFTER UPDATE ON fulfillsync_products
+WHEN NEW.updated_at IS OLD.updated_at BEGIN
+  UPDATE fulfillsync_products SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.reference_id;
+END;
+CREATE TRIGGER fulfillsync_variants_touch_insert AFTER INSERT ON fulfillsync_variants BEGIN
+  UPDATE fulfillsync_products SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = NEW.product_reference_id;
+END;
+CREATE TRIGGER fulfillsync_variants_touch_update AFTER UPDATE ON fulfillsync_variants BEGIN
+  UPDATE fulfillsync_products SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  WHERE reference_id IN (OLD.product_reference_id, NEW.product_reference_id);
+END;
+CREATE TRIGGER fulfillsync_variants_touch_delete AFTER DELETE ON fulfillsync_variants BEGIN
+  UPDATE fulfillsync_products SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE reference_id = OLD.product_reference_id;
+END;

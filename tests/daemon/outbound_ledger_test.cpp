@@ -261,6 +261,28 @@ TEST_F(OutboundLedgerTest, ACancelIsAppliedNotCreated) {
   EXPECT_DEATH(ledger.mark_created(kCancel, "C-1", 77, "Cancelled"), "a cancel is applied, not created");
 }
 
+// A product's update is applied once per version, and the next version is sent too: the API can
+// change a product it has created (unlike an order).
+TEST_F(OutboundLedgerTest, AProductUpdateIsAppliedAndTheNextVersionIsQueuedAgain) {
+  constexpr auto kUpdate = LedgerKind::product_update;
+  EXPECT_EQ(ledger.offer(kUpdate, "P-1", "v2", "{}"), Offer::queued);
+  ledger.mark_in_flight(kUpdate, "P-1");
+  EXPECT_EQ(ledger.offer(kUpdate, "P-1", "v3", "{}"), Offer::held);
+  ledger.mark_applied(kUpdate, "P-1", 41, "");
+  EXPECT_EQ(ledger.find(kUpdate, "P-1")->state, LedgerState::applied);
+  EXPECT_EQ(ledger.offer(kUpdate, "P-1", "v3", R"({"v":3})"), Offer::queued);
+  const auto entry = ledger.find(kUpdate, "P-1");
+  EXPECT_EQ(entry->state, LedgerState::pending);
+  EXPECT_EQ(entry->body, R"({"v":3})");
+  EXPECT_EQ(entry->remote_id, 41);
+  EXPECT_DEATH(ledger.mark_created(kUpdate, "P-1", 41, ""), "applied, not created");
+  // A product's create is done when created, like an order's: a later version is not resent.
+  ledger.offer(LedgerKind::product_create, "P-1", "v1", "{}");
+  ledger.mark_in_flight(LedgerKind::product_create, "P-1");
+  ledger.mark_created(LedgerKind::product_create, "P-1", 41, "");
+  EXPECT_EQ(ledger.offer(LedgerKind::product_create, "P-1", "v2", "{}"), Offer::already_sent);
+}
+
 // A store written before `applied` existed keeps its applied cancels, now named so.
 TEST(OutboundLedgerMigrationTest, CancelsCreatedBeforeVersion6AreApplied) {
   testing::TempDir dir;

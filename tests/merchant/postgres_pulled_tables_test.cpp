@@ -48,7 +48,7 @@ class PostgresPulledTablesTest : public PostgresMerchantTest {
 };
 
 TEST_F(PostgresPulledTablesTest, OpensMigratedAndSaysWhatItIs) {
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_THAT(db->describe(), HasSubstr("postgresql host="));
   EXPECT_THAT(db->describe(), HasSubstr("dbname=" + database_));
   db->ping();
@@ -238,7 +238,7 @@ TEST_F(PostgresPulledTablesTest, TheDriverOpensItAndCheckConfigNamesWhatIsMissin
               ElementsAre(StartsWith("ok merchant.postgresql: postgresql host="),
                           "ok source tables: every table and column of the contract",
                           StartsWith("warning change detection: no change_xid"),
-                          "ok result tables (schema fulfillsync, prefix fulfillsync_): present at schema version 3"));
+                          "ok result tables (schema fulfillsync, prefix fulfillsync_): present at schema version 4"));
 
   source->install_change_log();
   app->exec("DROP TABLE fulfillsync_watched_inventory");

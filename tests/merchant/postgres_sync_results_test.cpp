@@ -14,14 +14,14 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 TEST_F(PostgresSyncResultsTest, MigratesTheResultTablesOnceInTheirSchema) {
-  EXPECT_EQ(postgres_result_schema_version(*connection), 3);
+  EXPECT_EQ(postgres_result_schema_version(*connection), 4);
   for (const char* table : {"order_sync", "return_sync", "shipments", "shipment_items", "tracking", "inventory_lots",
-                            "shipment_timeline", "variant_sync", "schema_migrations"}) {
+                            "shipment_timeline", "variant_sync", "product_sync", "schema_migrations"}) {
     EXPECT_EQ(app->exec(fmt::format("SELECT to_regclass('fulfillsync.fulfillsync_{}') IS NOT NULL", table)), "t")
         << table;
   }
   prepare_postgres_result_tables(*connection, true);
-  EXPECT_EQ(app->exec("SELECT count(*) FROM fulfillsync.fulfillsync_schema_migrations"), "3");
+  EXPECT_EQ(app->exec("SELECT count(*) FROM fulfillsync.fulfillsync_schema_migrations"), "4");
   // Nothing of the daemon's in the shop's schema.
   EXPECT_EQ(app->exec("SELECT count(*) FROM pg_tables WHERE schemaname = 'shop' AND tablename IN "
                       "('fulfillsync_order_sync', 'fulfillsync_shipments', 'fulfillsync_schema_migrations')"),
@@ -37,17 +37,17 @@ TEST_F(PostgresSyncResultsTest, RefusesResultTablesFromANewerDaemonAndChecksUnma
     prepare_postgres_result_tables(other, false);
     ADD_FAILURE() << "unmanaged result tables that are not there were accepted";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 3"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 4"));
   }
   EXPECT_EQ(app->exec("SELECT to_regclass('fulfillsync.other_order_sync') IS NOT NULL"), "f");  // nothing created
   prepare_postgres_result_tables(*connection, false);  // the fixture's, migrated: accepted
 
-  app->exec("INSERT INTO fulfillsync.fulfillsync_schema_migrations (version, name) VALUES (4, 'from the future')");
+  app->exec("INSERT INTO fulfillsync.fulfillsync_schema_migrations (version, name) VALUES (5, 'from the future')");
   try {
     prepare_postgres_result_tables(*connection, true);
     ADD_FAILURE() << "migrated tables from a newer daemon";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("schema version 4, newer than this fulfillsync writes (3)"));
+    EXPECT_THAT(e.what(), HasSubstr("schema version 5, newer than this fulfillsync writes (4)"));
   }
 }
 

@@ -35,9 +35,9 @@ std::vector<std::string> keys(const std::vector<OrderRow>& rows) {
 
 TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
   auto db = open("shop_sync_");
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   for (const char* table : {"order_sync", "return_sync", "shipments", "shipment_items", "tracking", "inventory_lots",
-                            "shipment_timeline", "variant_sync"}) {
+                            "shipment_timeline", "variant_sync", "product_sync"}) {
     EXPECT_TRUE(app.tableExists(fmt::format("shop_sync_{}", table))) << table;
   }
   EXPECT_TRUE(app.tableExists("shop_sync_schema_migrations"));
@@ -47,15 +47,15 @@ TEST_F(MerchantDatabaseTest, CreatesTheResultTablesWithThePrefix) {
 TEST_F(MerchantDatabaseTest, MigratingAgainChangesNothing) {
   open().reset();
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
-  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_schema_migrations"), 4);
 }
 
 TEST_F(MerchantDatabaseTest, PrefixesKeepTheirOwnVersions) {
   open("a_");
   app.exec("DROP TABLE a_order_sync");  // a_ is damaged; b_ must not care
   auto db = open("b_");
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_TRUE(app.tableExists("b_order_sync"));
 }
 
@@ -64,18 +64,18 @@ TEST_F(MerchantDatabaseTest, UpgradesFromAnEmptyVersionTable) {
   app.exec("CREATE TABLE fulfillsync_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
            "applied_at TEXT NOT NULL DEFAULT '')");
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_TRUE(app.tableExists("fulfillsync_order_sync"));
 }
 
 TEST_F(MerchantDatabaseTest, RefusesResultTablesFromANewerDaemon) {
   open().reset();
-  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (4, 'from the future')");
+  app.exec("INSERT INTO fulfillsync_schema_migrations (version, name) VALUES (5, 'from the future')");
   try {
     open();
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("schema version 4"));
+    EXPECT_THAT(e.what(), HasSubstr("schema version 5"));
   }
 }
 
@@ -86,12 +86,12 @@ TEST_F(MerchantDatabaseTest, UnmanagedResultTablesMustBeThereAlready) {
     SqliteMerchantDatabase db(unmanaged);
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 3"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 0, this fulfillsync writes version 4"));
   }
   EXPECT_FALSE(app.tableExists("fulfillsync_order_sync"));  // nothing created
   open().reset();
   SqliteMerchantDatabase db(unmanaged);
-  EXPECT_EQ(db.result_schema_version(), 3);
+  EXPECT_EQ(db.result_schema_version(), 4);
 }
 
 TEST_F(MerchantDatabaseTest, ReadsRowsWithTheirLines) {
@@ -482,13 +482,13 @@ TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
     SqliteMerchantDatabase db(unmanaged);
     FAIL() << "opened";
   } catch (const MerchantDatabaseError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("are at schema version 1, this fulfillsync writes version 3"));
+    EXPECT_THAT(e.what(), HasSubstr("are at schema version 1, this fulfillsync writes version 4"));
   }
 
   auto db = open();
-  EXPECT_EQ(db->result_schema_version(), 3);
+  EXPECT_EQ(db->result_schema_version(), 4);
   EXPECT_THAT(rows(app, "SELECT version, name FROM fulfillsync_schema_migrations ORDER BY version"),
-              ElementsAre("1|sync_state", "2|pulled", "3|variant_sync"));
+              ElementsAre("1|sync_state", "2|pulled", "3|variant_sync", "4|product_sync"));
   EXPECT_THAT(rows(app, "SELECT reference_id, state, remote_id, remote_status, attempts, content_hash, first_seen_at, "
                         "updated_at, remote_updated_at FROM fulfillsync_order_sync"),
               ElementsAre("O-1|created|101|Processing|1|aa|2026-03-01T10:00:00.000Z|2026-03-01T10:00:01.000Z|NULL"));
@@ -499,11 +499,11 @@ TEST_F(MerchantDatabaseTest, MigratesVersion1ResultTablesKeepingTheirRows) {
 }
 
 TEST_F(MerchantDatabaseTest, EveryMigrationAppliedByHandSatisfiesAnUnmanagedDaemon) {
-  apply_by_hand(app, {{1, "sync_state"}, {2, "pulled"}, {3, "variant_sync"}});
+  apply_by_hand(app, {{1, "sync_state"}, {2, "pulled"}, {3, "variant_sync"}, {4, "product_sync"}});
   auto unmanaged = config();
   unmanaged.manage_result_tables = false;
   SqliteMerchantDatabase db(unmanaged);
-  EXPECT_EQ(db.result_schema_version(), 3);
+  EXPECT_EQ(db.result_schema_version(), 4);
   db.pulled().replace_lots(7001, std::vector<LotRecord>{{.lot_number = "A", .location_id = 8}});
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_inventory_lots"), 1);
 }

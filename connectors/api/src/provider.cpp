@@ -130,6 +130,70 @@ asio::awaitable<Answer<TrackingUploadResponse>> Provider::mark_tracking_uploaded
   co_return co_await read<TrackingUploadResponse>(std::move(request));
 }
 
+namespace {
+
+// A write to the catalog: at push priority, naming the channel; `idempotent` when sending it again
+// sets the same fields.
+ApiRequest catalog_write(std::string method, std::string route, std::string path, std::string body,
+                         bool idempotent, BeforeSend before_send) {
+  return {.method = std::move(method),
+          .route = std::move(route),
+          .path = std::move(path),
+          .body = std::move(body),
+          .priority = Priority::push,
+          .idempotent = idempotent,
+          .with_channel = true,
+          .before_send = std::move(before_send)};
+}
+
+}  // namespace
+
+asio::awaitable<Answer<Product>> Provider::create_product(std::string body, BeforeSend before_send) {
+  ApiRequest request = catalog_write("POST", "/product", "/product", std::move(body), false, std::move(before_send));
+  co_return co_await read<Product>(std::move(request));
+}
+
+asio::awaitable<Outcome> Provider::update_product(std::int64_t product_id, std::string body,
+                                                  BeforeSend before_send) {
+  ApiRequest request = catalog_write("PATCH", "/product/{productId}", fmt::format("/product/{}", product_id),
+                                     std::move(body), true, std::move(before_send));
+  co_return co_await call_(std::move(request));
+}
+
+asio::awaitable<Answer<VariantList>> Provider::create_variants(std::int64_t product_id, std::string body,
+                                                               BeforeSend before_send) {
+  ApiRequest request = catalog_write("POST", "/product/{productId}/variants",
+                                     fmt::format("/product/{}/variants", product_id), std::move(body), false,
+                                     std::move(before_send));
+  co_return co_await read<VariantList>(std::move(request));
+}
+
+asio::awaitable<Outcome> Provider::update_variants(std::int64_t product_id, std::string body,
+                                                   BeforeSend before_send) {
+  ApiRequest request = catalog_write("PATCH", "/product/{productId}/variants",
+                                     fmt::format("/product/{}/variants", product_id), std::move(body), true,
+                                     std::move(before_send));
+  co_return co_await call_(std::move(request));
+}
+
+asio::awaitable<Answer<VariantList>> Provider::product_variants(std::int64_t product_id, BeforeSend before_send) {
+  ApiRequest request{.method = "GET",
+                     .route = "/product/{productId}/variants",
+                     .path = fmt::format("/product/{}/variants", product_id),
+                     .priority = Priority::push,
+                     .before_send = std::move(before_send)};
+  co_return co_await read<VariantList>(std::move(request));
+}
+
+asio::awaitable<Answer<ProductList>> Provider::find_products_by_sku(std::string_view sku) {
+  ApiRequest request{.method = "GET",
+                     .route = "/product",
+                     .path = "/product",
+                     .query = {{"Search", std::string(sku)}, {"Limit", kLookupLimit}},
+                     .priority = Priority::push};
+  co_return co_await read<ProductList>(std::move(request));
+}
+
 asio::awaitable<Answer<OrderPage>> Provider::find_orders_by_reference(std::span<const std::string> references) {
   ApiRequest request = lookup("/order", "ReferenceIds", references, Priority::push);
   co_return co_await read<OrderPage>(std::move(request));

@@ -66,8 +66,9 @@ std::vector<Row> collect(PostgresConnection& connection, const PgResult& result)
   for (const auto& column : Source<Row>::line_columns()) {
     sql += ", " + line_column_sql(connection, Source<Row>::lines_table, column.name, column.optional);
   }
-  sql += fmt::format(" FROM {0} AS l WHERE l.{1} = ANY($1::text[]) ORDER BY l.{1}, l.line_number",
-                     connection.source_table(Source<Row>::lines_table), sql_name(Source<Row>::parent));
+  sql += fmt::format(" FROM {0} AS l WHERE l.{1} = ANY($1::text[]) ORDER BY l.{1}, l.{2}",
+                     connection.source_table(Source<Row>::lines_table), sql_name(Source<Row>::parent),
+                     sql_name(Source<Row>::line_order));
   std::vector<std::string> keys;
   for (const Row& row : rows) keys.push_back(row.reference_id);
   const PgResult lines =
@@ -345,6 +346,46 @@ bool PostgresSourceTables::install_change_log() {
     }
     return missing;
   });
+}
+
+namespace {
+
+// Products of `sql` with their variants and how often each SKU occurs, in one snapshot.
+std::vector<ProductRow> read_catalog(PostgresConnection& connection, const std::string& sql,
+                                     std::span<const PgParam> params) {
+  const std::string task = fmt::format("reading {}", kProductsTable);
+  std::vector<ProductRow> rows = connection.in_transaction(task, PostgresConnection::Transaction::read_snapshot, [&] {
+    std::vector<ProductRow> read = collect<ProductRow>(connection, connection.run(task, sql, params));
+    const std::vector<std::string> skus = skus_of(read);
+    if (skus.empty()) return read;
+    const PgParam sku_params[] = {text_array(skus)};
+    const PgResult counts = connection.run(
+        task, fmt::format("SELECT v.sku, count(*) FROM {} AS v WHERE v.sku = ANY($1::text[]) GROUP BY v.sku",
+                          connection.source_table(kVariantsTable)),
+        sku_params);
+    std::unordered_map<std::string, std::int64_t> by_sku;
+    for (int r = 0; r < counts.rows(); ++r) by_sku[counts.text(r, 0)] = std::stoll(counts.text(r, 1));
+    count_skus(read, by_sku);
+    return read;
+  });
+  hash_rows(rows);
+  return rows;
+}
+
+}  // namespace
+
+std::vector<ProductRow> PostgresSourceTables::read_products(std::string_view after_key, std::size_t limit) {
+  const std::string sql = select_rows_sql<ProductRow>(connection_, R"(t.reference_id COLLATE "C" > $1::text)") +
+                          R"( ORDER BY t.reference_id COLLATE "C" LIMIT $2)";
+  const PgParam params[] = {std::string(after_key), std::to_string(limit)};
+  return read_catalog(connection_, sql, params);
+}
+
+std::vector<ProductRow> PostgresSourceTables::read_products(std::span<const std::string> reference_ids) {
+  if (reference_ids.empty()) return {};
+  const std::string sql = select_rows_sql<ProductRow>(connection_, "t.reference_id = ANY($1::text[])");
+  const PgParam params[] = {text_array(reference_ids)};
+  return read_catalog(connection_, sql, params);
 }
 
 }  // namespace fulfillsync::merchant

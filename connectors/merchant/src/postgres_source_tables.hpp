@@ -47,6 +47,10 @@ class PostgresSourceTables final : public SourceTables {
   bool changes_forgotten_after(SourceKind kind, std::string_view after) override;
   // schema/merchant/postgresql/change_order/, in one transaction in the source schema.
   bool install_change_log() override;
+  // The catalog, compared whole each pass (its xid8 column and NOTIFY wake the daemon's listener;
+  // no catalog position is kept, so every pass reads).
+  std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit) override;
+  std::vector<ProductRow> read_products(std::span<const std::string> reference_ids) override;
 
  private:
   PostgresConnection& connection_;

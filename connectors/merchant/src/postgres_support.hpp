@@ -116,7 +116,7 @@ class PostgresConnection {
   std::string source_table(std::string_view name) const;
   std::string result_table(std::string_view name) const;
   std::string result_table(SourceKind kind) const {
-    return result_table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+    return result_table(result_table_name(kind));
   }
   const std::string& source_schema() const { return source_schema_; }
   const std::string& prefix() const { return prefix_; }

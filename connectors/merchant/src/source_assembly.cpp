@@ -1,5 +1,7 @@
 #include "source_assembly.hpp"
 
+#include <algorithm>
+
 namespace fulfillsync::merchant {
 namespace {
 
@@ -21,6 +23,36 @@ std::vector<ContractTable> source_contract() {
       {kReturnsTable, with_keys(return_columns(), {"reference_id", "updated_at"})},
       {kReturnLinesTable, with_keys(return_line_columns(), {"return_reference_id"})},
       {kWatchedInventoryTable, {"inventory_id"}},
+
+  };
+}
+
+std::vector<std::string> skus_of(const std::vector<ProductRow>& rows) {
+  std::vector<std::string> skus;
+  for (const ProductRow& row : rows) {
+    for (const VariantRow& variant : row.lines) {
+      if (variant.sku.type == Field::Type::text) skus.push_back(variant.sku.text);
+    }
+  }
+  std::sort(skus.begin(), skus.end());
+  skus.erase(std::unique(skus.begin(), skus.end()), skus.end());
+  return skus;
+}
+
+void count_skus(std::vector<ProductRow>& rows, const std::unordered_map<std::string, std::int64_t>& rows_by_sku) {
+  for (ProductRow& row : rows) {
+    for (VariantRow& variant : row.lines) {
+      if (variant.sku.type != Field::Type::text) continue;
+      const auto found = rows_by_sku.find(variant.sku.text);
+      variant.rows_with_sku = found == rows_by_sku.end() ? 1 : found->second;
+    }
+  }
+}
+
+std::vector<ContractTable> catalog_contract() {
+  return {
+      {kProductsTable, with_keys(product_columns(), {"reference_id", "updated_at"})},
+      {kVariantsTable, with_keys(variant_columns(), {"product_reference_id"})},
   };
 }
 

@@ -15,8 +15,14 @@
 namespace fulfillsync::merchant {
 
 inline std::string_view source_table(SourceKind kind) {
-  return kind == SourceKind::orders ? kOrdersTable : kReturnsTable;
+  switch (kind) {
+    case SourceKind::orders: return kOrdersTable;
+    case SourceKind::returns: return kReturnsTable;
+    case SourceKind::products: return kProductsTable;
+  }
+  return kOrdersTable;
 }
+
 
 // What distinguishes the two source tables with lines.
 template <typename Row>
@@ -26,7 +32,7 @@ struct Source<OrderRow> {
   using Line = OrderLineRow;
   static constexpr SourceKind kind = SourceKind::orders;
   static constexpr std::string_view table = kOrdersTable, lines_table = kOrderLinesTable;
-  static constexpr std::string_view parent = "order_reference_id";
+  static constexpr std::string_view parent = "order_reference_id", line_order = "line_number";
   static auto columns() { return order_columns(); }
   static auto line_columns() { return order_line_columns(); }
 };
@@ -35,10 +41,26 @@ struct Source<ReturnRow> {
   using Line = ReturnLineRow;
   static constexpr SourceKind kind = SourceKind::returns;
   static constexpr std::string_view table = kReturnsTable, lines_table = kReturnLinesTable;
-  static constexpr std::string_view parent = "return_reference_id";
+  static constexpr std::string_view parent = "return_reference_id", line_order = "line_number";
   static auto columns() { return return_columns(); }
   static auto line_columns() { return return_line_columns(); }
 };
+
+template <>
+struct Source<ProductRow> {
+  using Line = VariantRow;
+  static constexpr SourceKind kind = SourceKind::products;
+  static constexpr std::string_view table = kProductsTable, lines_table = kVariantsTable;
+  static constexpr std::string_view parent = "product_reference_id", line_order = "sku";
+  static auto columns() { return product_columns(); }
+  static auto line_columns() { return variant_columns(); }
+};
+
+// The SKUs of these products' variants (text ones), each once: what count_skus asks the database about.
+std::vector<std::string> skus_of(const std::vector<ProductRow>& rows);
+// Sets each variant's rows_with_sku from `rows_by_sku` (how many of the merchant's variant rows
+// have that SKU, as the database counted them).
+void count_skus(std::vector<ProductRow>& rows, const std::unordered_map<std::string, std::int64_t>& rows_by_sku);
 
 // SQL that holds where the result row `r` of a source row is final: nothing more can be sent for it
 // (the same states status and the result writer call final). The open rows are those without one.
@@ -54,6 +76,8 @@ struct ContractTable {
   std::vector<std::string_view> columns;
 };
 std::vector<ContractTable> source_contract();
+// The catalog's tables (only read where push_products is on).
+std::vector<ContractTable> catalog_contract();
 
 // A row's columns, the i-th of Source<Row>::columns() read by `field(i)` (a Field).
 template <typename Row, typename ReadField>

@@ -58,6 +58,38 @@ constexpr Column<ReturnLineRow> kReturnLineColumns[] = {
     {"sku", &ReturnLineRow::sku, true},  // instead of inventory_id, resolved through the SKU map
 };
 
+constexpr Column<ProductRow> kProductColumns[] = {
+    {"name", &ProductRow::name},
+    {"type", &ProductRow::type},
+    {"taxonomy_id", &ProductRow::taxonomy_id},
+};
+
+constexpr Column<VariantRow> kVariantColumns[] = {
+    {"sku", &VariantRow::sku},
+    {"name", &VariantRow::name},
+    {"gtin", &VariantRow::gtin},
+    {"upc", &VariantRow::upc},
+    {"status", &VariantRow::status},
+    {"weight", &VariantRow::weight},
+    {"weight_unit", &VariantRow::weight_unit},
+    {"length", &VariantRow::length},
+    {"width", &VariantRow::width},
+    {"height", &VariantRow::height},
+    {"dimension_unit", &VariantRow::dimension_unit},
+    {"customs_country_of_origin", &VariantRow::customs_country_of_origin},
+    {"customs_hs_tariff_code", &VariantRow::customs_hs_tariff_code},
+    {"customs_description", &VariantRow::customs_description},
+    {"customs_value", &VariantRow::customs_value},
+    {"customs_currency", &VariantRow::customs_currency},
+    {"is_lot", &VariantRow::is_lot},
+    {"minimum_shelf_life_days", &VariantRow::minimum_shelf_life_days},
+};
+
+// A line's place among its row's lines: line_number, or a variant's SKU.
+const Field& line_order(const OrderLineRow& line) { return line.line_number; }
+const Field& line_order(const ReturnLineRow& line) { return line.line_number; }
+const Field& line_order(const VariantRow& line) { return line.sku; }
+
 template <typename Row, typename Line>
 std::string hash_of(const Row& row, std::span<const Column<Row>> columns, std::span<const Column<Line>> line_columns) {
   std::string serialized;
@@ -65,7 +97,7 @@ std::string hash_of(const Row& row, std::span<const Column<Row>> columns, std::s
   for (const auto& column : columns) canonical::append_column(serialized, column, row.*column.member);
   std::vector<canonical::Line> lines(row.lines.size());
   for (std::size_t i = 0; i < row.lines.size(); ++i) {
-    lines[i].line_number = row.lines[i].line_number;
+    lines[i].line_number = line_order(row.lines[i]);
     for (const auto& column : line_columns) {
       canonical::append_column(lines[i].text, column, row.lines[i].*column.member);
     }
@@ -93,6 +125,8 @@ std::string Field::describe() const {
   return "?";
 }
 
+std::span<const Column<ProductRow>> product_columns() { return kProductColumns; }
+std::span<const Column<VariantRow>> variant_columns() { return kVariantColumns; }
 std::span<const Column<OrderRow>> order_columns() { return kOrderColumns; }
 std::span<const Column<OrderLineRow>> order_line_columns() { return kOrderLineColumns; }
 std::span<const Column<ReturnRow>> return_columns() { return kReturnColumns; }
@@ -103,6 +137,16 @@ std::string content_hash(const OrderRow& row) {
 }
 std::string content_hash(const ReturnRow& row) {
   return hash_of<ReturnRow, ReturnLineRow>(row, kReturnColumns, kReturnLineColumns);
+}
+
+std::string content_hash(const ProductRow& row) {
+  // A SKU another product also has makes the row a different version: fixing the other row lets
+  // this one be offered again although its own columns did not change.
+  ProductRow marked = row;
+  for (VariantRow& variant : marked.lines) {
+    if (variant.rows_with_sku > 1) variant.sku.text += fmt::format(" (in {} rows)", variant.rows_with_sku);
+  }
+  return hash_of<ProductRow, VariantRow>(marked, kProductColumns, kVariantColumns);
 }
 
 }  // namespace fulfillsync::merchant

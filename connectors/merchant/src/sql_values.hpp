@@ -110,7 +110,7 @@ class ResultStatements {
   // The quoted result table `{prefix}<name>`, and a quoted source table of the contract.
   virtual std::string table(std::string_view name) const = 0;
   std::string result_table(SourceKind kind) const {
-    return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+    return table(result_table_name(kind));
   }
   virtual std::string source_table(std::string_view name) const = 0;
   // SQL that holds where `column` holds an integer (SQLite keeps any value in any column).

@@ -50,7 +50,7 @@ std::string select_lines_sql(SQLite::Database& db, std::size_t keys) {
   }
   sql += " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent + " IN (";
   for (std::size_t i = 0; i < keys; ++i) sql += i == 0 ? "?" : ", ?";
-  return sql + ") ORDER BY " + parent + ", l.line_number";
+  return sql + ") ORDER BY " + parent + ", " + column_of("l", Source<Row>::line_order);
 }
 
 // Fills the rows of `query` and their lines; the caller holds the read transaction.
@@ -319,5 +319,80 @@ bool SqliteSourceTables::install_change_log() {
     return missing;
   });
 }
+
+namespace {
+
+// How many variant rows have each of `skus`, a few hundred SKUs per statement.
+std::unordered_map<std::string, std::int64_t> rows_by_sku(SQLite::Database& db, const std::vector<std::string>& skus) {
+  std::unordered_map<std::string, std::int64_t> counts;
+  constexpr std::size_t kKeysPerQuery = 500;
+  for (std::size_t first = 0; first < skus.size(); first += kKeysPerQuery) {
+    const std::size_t count = std::min(kKeysPerQuery, skus.size() - first);
+    std::string sql = "SELECT v.sku, count(*) FROM " + sql_name(kVariantsTable) + " AS v WHERE v.sku IN (";
+    for (std::size_t i = 0; i < count; ++i) sql += i == 0 ? "?" : ", ?";
+    SQLite::Statement query(db, sql + ") GROUP BY v.sku");
+    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 1), skus[first + i]);
+    while (query.executeStep()) counts[query.getColumn(0).getString()] = query.getColumn(1).getInt64();
+  }
+  return counts;
+}
+
+// Products read in one snapshot with their variants and how often each SKU occurs.
+template <typename Read>
+std::vector<ProductRow> read_catalog(SqliteConnection& connection, Read read) {
+  return read_snapshot<ProductRow>(connection, [&] {
+    std::vector<ProductRow> rows = read();
+    count_skus(rows, rows_by_sku(connection.db(), skus_of(rows)));
+    return rows;
+  });
+}
+
+}  // namespace
+
+std::vector<ProductRow> SqliteSourceTables::read_products(std::string_view after_key, std::size_t limit) {
+  return read_catalog(connection_, [&] {
+    SQLite::Statement query(db(), select_rows_sql<ProductRow>("t.reference_id > ?1") + " ORDER BY t.reference_id LIMIT ?2");
+    query.bind(1, std::string(after_key));
+    query.bind(2, static_cast<int64_t>(limit));
+    return collect<ProductRow>(db(), query);
+  });
+}
+
+std::vector<ProductRow> SqliteSourceTables::read_products(std::span<const std::string> reference_ids) {
+  if (reference_ids.empty()) return {};
+  return read_catalog(connection_, [&] { return read_keys<ProductRow>(db(), reference_ids); });
+}
+
+std::optional<std::string> SqliteSourceTables::catalog_change_position() {
+  return connection_.guarded("reading the catalog's change log", [&]() -> std::optional<std::string> {
+    if (!change_log_exists(db())) return std::nullopt;
+    // Only with every trigger of catalog_change_log.sql does the log see every change to the
+    // catalog; the orders' log alone says nothing of it.
+    SQLite::Statement triggers(db(), "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ("
+                                     "'fulfillsync_products_log_insert', 'fulfillsync_products_log_update', "
+                                     "'fulfillsync_products_log_delete', 'fulfillsync_variants_log_insert', "
+                                     "'fulfillsync_variants_log_update', 'fulfillsync_variants_log_delete')");
+    triggers.executeStep();
+    if (triggers.getColumn(0).getInt() != 6) return std::nullopt;
+    SQLite::Statement query(db(), fmt::format("SELECT coalesce(max(seq), '') FROM {} WHERE source_table = ?1",
+                                              sql_name(kChangeLogTable)));
+    query.bind(1, std::string(kProductsTable));
+    query.executeStep();
+    return query.getColumn(0).getString();
+  });
+}
+
+void SqliteSourceTables::forget_catalog_changes_through(std::string_view position) {
+  if (position.empty()) return;
+  const std::int64_t last = parse_sequence(position);
+  connection_.in_write_transaction("pruning the catalog's change log", [&] {
+    SQLite::Statement remove(db(), fmt::format("DELETE FROM {} WHERE source_table = ?1 AND seq <= ?2",
+                                               sql_name(kChangeLogTable)));
+    remove.bind(1, std::string(kProductsTable));
+    remove.bind(2, static_cast<int64_t>(last));
+    remove.exec();
+  });
+}
+
 
 }  // namespace fulfillsync::merchant

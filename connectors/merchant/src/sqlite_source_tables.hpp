@@ -32,6 +32,12 @@ class SqliteSourceTables final : public SourceTables {
   // The change log of schema/merchant/change_log/, in one IMMEDIATE transaction: the shop
   // application's writes wait for it (busy_timeout), then are logged.
   bool install_change_log() override;
+  std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit) override;
+  std::vector<ProductRow> read_products(std::span<const std::string> reference_ids) override;
+  // The change log's catalog entries (schema/merchant/catalog_change_log.sql), where all of its
+  // triggers are installed; nothing otherwise (the orders' change log alone does not see the catalog).
+  std::optional<std::string> catalog_change_position() override;
+  void forget_catalog_changes_through(std::string_view position) override;
 
  private:
   SQLite::Database& db() { return connection_.db(); }

@@ -45,7 +45,7 @@ class SqliteConnection {
   std::string table(std::string_view name) const { return sql_name(prefix_ + std::string(name)); }
   // `{prefix}order_sync` or `{prefix}return_sync`, quoted.
   std::string result_table(SourceKind kind) const {
-    return table(kind == SourceKind::orders ? "order_sync" : "return_sync");
+    return table(result_table_name(kind));
   }
 
   // Runs `work`, turning SQLite's exceptions into a MerchantDatabaseError that names the database

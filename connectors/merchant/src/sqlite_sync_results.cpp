@@ -15,7 +15,7 @@ void SqliteSyncResults::write_results(SourceKind kind, std::span<const SyncResul
   if (results.empty()) return;
   // Prepared once per table and connection: writes come in small batches (each commit of marks
   // announces a few sends), where preparing the statement again cost more than the rows.
-  std::unique_ptr<Upsert>& upsert = upserts_[kind == SourceKind::orders ? 0 : 1];
+  std::unique_ptr<Upsert>& upsert = upserts_[static_cast<std::size_t>(kind)];
   if (!upsert) upsert = std::make_unique<Upsert>(db(), connection_.result_table(kind), result_upsert_rules());
   connection_.in_write_transaction(fmt::format("writing {}", connection_.result_table(kind)), [&] {
     for (const SyncResult& result : results) upsert->write(result_row(kind, result));

@@ -24,7 +24,7 @@ class SqliteSyncResults final : public SyncResults {
   SQLite::Database& db() { return connection_.db(); }
 
   SqliteConnection& connection_;
-  std::array<std::unique_ptr<Upsert>, 2> upserts_;  // of the order and the return results, once used
+  std::array<std::unique_ptr<Upsert>, 3> upserts_;  // of the order, return and product results, once used
 };
 
 }  // namespace fulfillsync::merchant

@@ -159,7 +159,7 @@ int retry(const CommandLine& line) {
       return exit_code::ok;
     }
     int requeued = 0;
-    for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+    for (const LedgerKind kind : kLedgerKinds) {
       if (ledger.requeue(kind, *line.retry_reference)) {
         std::cout << fmt::format("{} {} requeued\n", to_string(kind), shortened_reference(*line.retry_reference));
         ++requeued;

@@ -32,6 +32,8 @@ std::string_view noun(LedgerKind kind) {
     case LedgerKind::order_create: return "order";
     case LedgerKind::order_cancel: return "cancel";
     case LedgerKind::return_create: return "return";
+    case LedgerKind::product_create: return "product";
+    case LedgerKind::product_update: return "product update";
   }
   return "order";
 }

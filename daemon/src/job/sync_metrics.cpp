@@ -118,7 +118,7 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                            .Register(registry)) {
   provider_reachable_.Set(1);  // nothing known to be wrong yet
   // Every kind, so that increase() sees the first one.
-  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+  for (const LedgerKind kind : kLedgerKinds) {
     unapplied_.Add({{"kind", std::string(to_string(kind))}});
   }
 }
@@ -210,7 +210,7 @@ void SyncMetrics::count_merchant_listener_reconnect() {
 bool SyncMetrics::provider_reachable() const { return provider_reachable_.Value() != 0; }
 
 void SyncMetrics::set_ledger(const std::map<std::pair<LedgerKind, LedgerState>, int>& counts) {
-  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+  for (const LedgerKind kind : kLedgerKinds) {
     // `created` for creates, `applied` for cancels: a series only where the state can occur.
     for (const LedgerState state : {LedgerState::pending, LedgerState::in_flight, done_state(kind),
                                     LedgerState::rejected, LedgerState::unknown, LedgerState::withdrawn}) {

@@ -35,6 +35,8 @@ std::string_view noun(LedgerKind kind) {
     case LedgerKind::order_create: return "order";
     case LedgerKind::order_cancel: return "cancel of order";
     case LedgerKind::return_create: return "return";
+    case LedgerKind::product_create:
+    case LedgerKind::product_update: return "product";  // push_products has its own job
   }
   return "order";
 }

@@ -82,6 +82,28 @@ merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, cons
 
 merchant::SyncResult return_result(const LedgerEntry& create) { return base_result(create); }
 
+merchant::SyncResult product_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& update) {
+  assert(create && "an update is queued only once its product is created");
+  merchant::SyncResult result = base_result(*create);
+  if (!update || create->state != LedgerState::created) return result;
+  result.updated_at = std::max(result.updated_at, time_of(update->updated_at));
+  result.content_hash = update->content_hash;
+  if (!update->note.empty()) result.note = update->note;
+  switch (update->state) {
+    case LedgerState::applied: break;
+    case LedgerState::rejected:
+      result.state = "update_rejected";
+      result.last_error = text_or_null(update->last_error);
+      break;
+    case LedgerState::pending:
+    case LedgerState::in_flight:
+    case LedgerState::unknown: result.state = "updating"; break;
+    case LedgerState::created:
+    case LedgerState::withdrawn: FULFILLSYNC_INVARIANT(false, "an update is applied, never created or withdrawn"); break;
+  }
+  return result;
+}
+
 ResultWriter::ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics)
     : ledger_(ledger), results_(results), metrics_(metrics) {}
 
@@ -92,20 +114,24 @@ ResultWriter::Unwritten ResultWriter::unwritten(merchant::SourceKind kind, int l
     for (const auto& entry : unwritten.entries) unwritten.results.push_back(return_result(entry));
     return unwritten;
   }
-  // Both entries of an order go into its one row, whichever of them changed.
-  std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> orders;
-  for (auto& entry : ledger_.unwritten_results(LedgerKind::order_create, limit)) {
-    orders[entry.source_key].first = entry;
+  // Both entries of an order (a product) go into its one row, whichever of them changed.
+  const bool products = kind == merchant::SourceKind::products;
+  const LedgerKind first_kind = products ? LedgerKind::product_create : LedgerKind::order_create;
+  const LedgerKind second_kind = products ? LedgerKind::product_update : LedgerKind::order_cancel;
+  std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> rows;
+  for (auto& entry : ledger_.unwritten_results(first_kind, limit)) {
+    rows[entry.source_key].first = entry;
     unwritten.entries.push_back(std::move(entry));
   }
-  for (auto& entry : ledger_.unwritten_results(LedgerKind::order_cancel, limit)) {
-    orders[entry.source_key].second = entry;
+  for (auto& entry : ledger_.unwritten_results(second_kind, limit)) {
+    rows[entry.source_key].second = entry;
     unwritten.entries.push_back(std::move(entry));
   }
-  for (auto& [key, entries] : orders) {
-    if (!entries.first) entries.first = ledger_.find(LedgerKind::order_create, key);
-    if (!entries.second) entries.second = ledger_.find(LedgerKind::order_cancel, key);
-    unwritten.results.push_back(order_result(entries.first, entries.second));
+  for (auto& [key, entries] : rows) {
+    if (!entries.first) entries.first = ledger_.find(first_kind, key);
+    if (!entries.second) entries.second = ledger_.find(second_kind, key);
+    unwritten.results.push_back(products ? product_result(entries.first, entries.second)
+                                         : order_result(entries.first, entries.second));
   }
   return unwritten;
 }
@@ -158,8 +184,9 @@ asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, st
   if (entries.empty()) co_return true;
   std::vector<merchant::SyncResult> results;
   for (const LedgerEntry& entry : entries) {
-    merchant::SyncResult result =
-        kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt) : return_result(entry);
+    merchant::SyncResult result = kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt)
+                                  : kind == merchant::SourceKind::products ? product_result(entry, std::nullopt)
+                                                                            : return_result(entry);
     result.state = std::string(to_string(LedgerState::in_flight));
     results.push_back(std::move(result));
   }

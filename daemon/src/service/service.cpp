@@ -25,6 +25,7 @@
 #include "pull/pull_shipments.hpp"
 #include "push/cancel_push_job.hpp"
 #include "push/create_push_job.hpp"
+#include "push/product_push_job.hpp"
 #include "push/source_time_zone.hpp"
 
 namespace fulfillsync::daemon {
@@ -134,6 +135,12 @@ void Service::add_push_jobs() {
                        config_.api.request_timeout};
   };
   const auto& sync = config_.sync;
+  // Before the orders: in a run, a new SKU reaches the provider as a product before its orders do.
+  if (sync.push_products.enabled) {
+    scheduler_->add(std::make_unique<ProductPushJob>(context_for("push_products"), sync.push_products,
+                                                     merchant_->source()),
+                    sync.push_products.interval);
+  }
   if (sync.push_orders.enabled) {
     scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context_for("push_orders"),
                                                     sync.push_orders, *order_intake_),
@@ -368,6 +375,8 @@ asio::awaitable<void> Service::report_progress() {
 
 asio::awaitable<void> Service::wake_on_changes() {
   // The jobs that read the source tables.
+  // Not push_products: a notification does not say which table changed, and a pass compares the
+  // whole catalog; it keeps its own interval.
   static constexpr std::array<std::string_view, 3> kReaders = {"push_orders", "push_cancels", "push_returns"};
   bool listened = false;
   while (!stopping_) {

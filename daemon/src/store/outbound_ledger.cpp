@@ -27,6 +27,8 @@ LedgerKind kind_from(std::string_view text) {
   if (text == "order_create") return LedgerKind::order_create;
   if (text == "order_cancel") return LedgerKind::order_cancel;
   if (text == "return_create") return LedgerKind::return_create;
+  if (text == "product_create") return LedgerKind::product_create;
+  if (text == "product_update") return LedgerKind::product_update;
   FULFILLSYNC_UNREACHABLE("the schema's CHECK allows no other ledger kind");
 }
 
@@ -62,6 +64,8 @@ std::string_view to_string(LedgerKind kind) {
     case LedgerKind::order_create: return "order_create";
     case LedgerKind::order_cancel: return "order_cancel";
     case LedgerKind::return_create: return "return_create";
+    case LedgerKind::product_create: return "product_create";
+    case LedgerKind::product_update: return "product_update";
   }
   return "order_create";
 }
@@ -142,7 +146,8 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
   } else if (existing->content_hash == content_hash) {
     result = Offer::unchanged;
   } else if (existing->state == LedgerState::pending || existing->state == LedgerState::rejected ||
-             existing->state == LedgerState::withdrawn) {
+             existing->state == LedgerState::withdrawn ||
+             (sends_each_version(kind) && existing->state == done_state(kind))) {
     // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
     SQLite::Statement& update =
         store_.prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
@@ -220,7 +225,8 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                                   std::string_view remote_status, std::string_view remote_created_at) {
-  FULFILLSYNC_INVARIANT(kind != LedgerKind::order_cancel, "a cancel is applied, not created");
+  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::created,
+                        "a cancel is applied, not created (and so is a product's update)");
   // From unknown too: reconciliation found the order at the provider and adopts its id.
   transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
              remote_status, std::nullopt, remote_created_at);
@@ -228,9 +234,15 @@ void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, 
 
 void OutboundLedger::mark_applied(std::string_view source_key, std::int64_t remote_id,
                                   std::string_view remote_status) {
+  mark_applied(LedgerKind::order_cancel, source_key, remote_id, remote_status);
+}
+
+void OutboundLedger::mark_applied(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                                  std::string_view remote_status) {
+  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::applied, "a create is created, not applied");
   // From unknown too: reconciliation found the order cancelled at the provider.
-  transition(LedgerKind::order_cancel, source_key, {LedgerState::in_flight, LedgerState::unknown},
-             LedgerState::applied, remote_id, remote_status, std::nullopt, std::nullopt);
+  transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::applied, remote_id,
+             remote_status, std::nullopt, std::nullopt);
 }
 
 void OutboundLedger::mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason) {
@@ -452,7 +464,7 @@ std::optional<std::string> OutboundLedger::oldest_waiting_since() {
   std::optional<std::string> oldest;
   SQLite::Statement& query =
       store_.prepared("SELECT min(updated_at) FROM outbound_ledger WHERE kind = ? AND state = ?");
-  for (const LedgerKind kind : {LedgerKind::order_create, LedgerKind::order_cancel, LedgerKind::return_create}) {
+  for (const LedgerKind kind : kLedgerKinds) {
     for (const LedgerState state : {LedgerState::pending, LedgerState::unknown}) {
       query.reset();
       query.bind(1, std::string(to_string(kind)));

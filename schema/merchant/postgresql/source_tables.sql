@@ -121,3 +121,57 @@ BEGIN
 END $$;
 CREATE TRIGGER fulfillsync_return_lines_touch AFTER INSERT OR UPDATE OR DELETE ON fulfillsync_return_lines
   FOR EACH ROW EXECUTE FUNCTION fulfillsync_touch_return();
+
+-- The catalog (schema/merchant/README.md, "Catalog"): products and their variants, pushed by the
+-- push_products job. Only needed where that job is on; its change order (xid8 and NOTIFY) is in
+-- catalog_change_order.sql (load it after change_order/0001_change_xid.sql).
+CREATE TABLE fulfillsync_products (
+  reference_id text PRIMARY KEY,        -- the merchant's key of the product (never sent)
+  name         text NOT NULL,           -- 1 to 400 characters
+  type         text,                    -- at most 50 characters
+  taxonomy_id  bigint,                  -- a node of GET /taxonomy/{id}
+  updated_at   timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX fulfillsync_products_by_change ON fulfillsync_products (updated_at, reference_id);
+
+CREATE TABLE fulfillsync_variants (
+  sku                       text PRIMARY KEY,  -- 1 to 100 characters, unique within the merchant
+  product_reference_id      text NOT NULL REFERENCES fulfillsync_products (reference_id),
+  name                      text NOT NULL,     -- 1 to 400 characters
+  gtin                      text,              -- at most 14 characters
+  upc                       text,              -- at most 12 characters
+  status                    text,              -- 'Active' or 'Inactive'
+  weight                    double precision,  -- in weight_unit
+  weight_unit               text,              -- oz (when NULL), lb, g, kg
+  length                    double precision,  -- in dimension_unit
+  width                     double precision,
+  height                    double precision,
+  dimension_unit            text,              -- in (when NULL), cm, mm, ft, m
+  customs_country_of_origin text,              -- ISO 3166-1 alpha-2
+  customs_hs_tariff_code    text,              -- at most 20 characters
+  customs_description       text,              -- at most 500 characters
+  customs_value             numeric,           -- whole before API version 2026-07
+  customs_currency          text,              -- ISO 4217
+  is_lot                    integer,           -- 0 or 1: tracked by lot
+  minimum_shelf_life_days   integer,           -- 0 to 3650
+  updated_at                timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX fulfillsync_variants_by_product ON fulfillsync_variants (product_reference_id, sku);
+
+CREATE TRIGGER fulfillsync_products_touch BEFORE UPDATE ON fulfillsync_products
+  FOR EACH ROW EXECUTE FUNCTION fulfillsync_touch();
+CREATE TRIGGER fulfillsync_variants_touch BEFORE UPDATE ON fulfillsync_variants
+  FOR EACH ROW EXECUTE FUNCTION fulfillsync_touch();
+-- A variant changed touches its product (both of them when a variant moves between two).
+CREATE FUNCTION fulfillsync_touch_product() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'DELETE' THEN
+    UPDATE fulfillsync_products SET updated_at = clock_timestamp() WHERE reference_id = NEW.product_reference_id;
+  END IF;
+  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.product_reference_id IS DISTINCT FROM NEW.product_reference_id) THEN
+    UPDATE fulfillsync_products SET updated_at = clock_timestamp() WHERE reference_id = OLD.product_reference_id;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER fulfillsync_variants_touch_product AFTER INSERT OR UPDATE OR DELETE ON fulfillsync_variants
+  FOR EACH ROW EXECUTE FUNCTION fulfillsync_touch_product();

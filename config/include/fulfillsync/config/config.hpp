@@ -209,6 +209,9 @@ struct SyncConfig {
   JobConfig push_orders;
   JobConfig push_cancels;
   JobConfig push_returns;
+  // The catalog (fulfillsync_products and fulfillsync_variants): off unless the merchant keeps it.
+  // Pushed before the orders in a run, so that an order's new SKU is a product first.
+  JobConfig push_products{.enabled = false, .interval = std::chrono::seconds(30)};
   PullJobConfig pull_shipments;
   TrackingMarksConfig mark_tracking;
   PullJobConfig pull_returns{.interval = std::chrono::minutes(5), .page_size = 100};

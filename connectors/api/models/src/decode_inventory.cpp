@@ -150,6 +150,7 @@ bool read(Reader& reader, od::value& value, Product& out) {
                      [&](std::string_view key, od::value& field) {
                        if (key == "id") return required.read_field(0, field, out.id);
                        if (key == "name") return read(reader, field, out.name);
+                       if (key == "type") return read(reader, field, out.type);
                        if (key == "variants") return read(reader, field, out.variants);
                        return true;
                      }) &&

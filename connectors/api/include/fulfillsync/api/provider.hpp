@@ -87,6 +87,25 @@ class Provider {
   boost::asio::awaitable<Answer<TrackingUploadResponse>> mark_tracking_uploaded(
       std::span<const std::int64_t> shipment_ids);
 
+  // --- the catalog (push priority, with the channel). A create is sent once (a lost answer is looked
+  // up: find_products_by_sku, product_variants); a PATCH sets fields, so the client may resend it.
+
+  // POST /product with `body`: the product with its variants.
+  boost::asio::awaitable<Answer<Product>> create_product(std::string body, BeforeSend before_send = {});
+  // PATCH /product/{productId} with `body` (the fields that changed).
+  boost::asio::awaitable<Outcome> update_product(std::int64_t product_id, std::string body,
+                                                 BeforeSend before_send = {});
+  // POST /product/{productId}/variants with `body` (an array of new variants): those created.
+  boost::asio::awaitable<Answer<VariantList>> create_variants(std::int64_t product_id, std::string body,
+                                                              BeforeSend before_send = {});
+  // PATCH /product/{productId}/variants with `body` (an array, each with its id and what changed).
+  boost::asio::awaitable<Outcome> update_variants(std::int64_t product_id, std::string body,
+                                                  BeforeSend before_send = {});
+  // GET /product/{productId}/variants: what the provider has of a product's variants.
+  boost::asio::awaitable<Answer<VariantList>> product_variants(std::int64_t product_id, BeforeSend before_send = {});
+  // GET /product?Search=`sku`: products whose name or a SKU contains it (the caller matches exactly).
+  boost::asio::awaitable<Answer<ProductList>> find_products_by_sku(std::string_view sku);
+
   // --- looking up (one page of at most 250; the caller keeps each list within it).
 
   // GET /order?ReferenceIds= (push priority): what the provider has of orders sent with these references.

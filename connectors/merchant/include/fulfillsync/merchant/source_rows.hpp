@@ -13,8 +13,18 @@
 
 namespace fulfillsync::merchant {
 
-// Which source table: orders or returns (each with its lines and its result table).
-enum class SourceKind { orders, returns };
+// Which source table: orders, returns or products (each with its lines and its result table; a
+// product's lines are its variants).
+enum class SourceKind { orders, returns, products };
+// The result table's name without the prefix.
+inline std::string_view result_table_name(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::orders: return "order_sync";
+    case SourceKind::returns: return "return_sync";
+    case SourceKind::products: return "product_sync";
+  }
+  return "order_sync";
+}
 
 // One column's value as stored.
 struct Field {
@@ -73,6 +83,27 @@ struct ReturnRow {
   friend bool operator==(const ReturnRow&, const ReturnRow&) = default;
 };
 
+// A variant of the catalog (fulfillsync_variants), keyed by its SKU, unique within the merchant's rows.
+struct VariantRow {
+  Field sku{}, name{}, gtin{}, upc{}, status{}, weight{}, weight_unit{}, length{}, width{}, height{},
+      dimension_unit{}, customs_country_of_origin{}, customs_hs_tariff_code{}, customs_description{},
+      customs_value{}, customs_currency{}, is_lot{}, minimum_shelf_life_days{};
+  // How many variant rows of the merchant have this SKU (1 when it is unique): filled by the reader.
+  std::int64_t rows_with_sku = 1;
+  friend bool operator==(const VariantRow&, const VariantRow&) = default;
+};
+
+// A product of the catalog (fulfillsync_products) with its variants, ordered by SKU.
+struct ProductRow {
+  std::string reference_id{};
+  std::string updated_at{};
+  std::string change_time{};
+  Field name{}, type{}, taxonomy_id{};
+  std::vector<VariantRow> lines{};  // the variants
+  std::string content_hash{};       // of the row, its variants and whether each SKU is unique
+  friend bool operator==(const ProductRow&, const ProductRow&) = default;
+};
+
 // The contract's columns, in one place: the readers select them by these names and the content
 // hash covers them in this order.
 template <typename Row>
@@ -88,6 +119,8 @@ std::span<const Column<OrderRow>> order_columns();
 std::span<const Column<OrderLineRow>> order_line_columns();
 std::span<const Column<ReturnRow>> return_columns();
 std::span<const Column<ReturnLineRow>> return_line_columns();
+std::span<const Column<ProductRow>> product_columns();
+std::span<const Column<VariantRow>> variant_columns();
 
 // The contract's table names (fixed: a merchant with other names maps them with views).
 inline constexpr std::string_view kOrdersTable = "fulfillsync_orders";
@@ -95,9 +128,12 @@ inline constexpr std::string_view kOrderLinesTable = "fulfillsync_order_lines";
 inline constexpr std::string_view kReturnsTable = "fulfillsync_returns";
 inline constexpr std::string_view kReturnLinesTable = "fulfillsync_return_lines";
 inline constexpr std::string_view kWatchedInventoryTable = "fulfillsync_watched_inventory";
+inline constexpr std::string_view kProductsTable = "fulfillsync_products";
+inline constexpr std::string_view kVariantsTable = "fulfillsync_variants";
 
 // The content hashes; the readers fill `content_hash` with them.
 std::string content_hash(const OrderRow& row);
 std::string content_hash(const ReturnRow& row);
+std::string content_hash(const ProductRow& row);
 
 }  // namespace fulfillsync::merchant

@@ -99,6 +99,21 @@ class SourceTables {
   // How many source rows lie after `after` in (updated_at, reference_id) order: what is not read yet.
   virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
 
+  // --- The catalog (fulfillsync_products with fulfillsync_variants; schema/merchant/README.md,
+  // "Catalog"). It is compared whole with the ledger by content hash, a page at a time, so a change
+  // is found whatever updated_at says; the change log only tells when nothing changed.
+  // Products with their variants (by SKU, each with rows_with_sku), by reference_id after
+  // `after_key`, at most `limit`.
+  virtual std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit);
+  // The products with these keys (absent keys are left out).
+  virtual std::vector<ProductRow> read_products(std::span<const std::string> reference_ids);
+  // The catalog's latest entry in the change log ("" when none is left), to compare with the one a
+  // pass began at: equal, nothing changed since. Nothing when no log records the catalog (every pass reads).
+  virtual std::optional<std::string> catalog_change_position();
+  // Deletes the catalog's log entries up to `position` (a value catalog_change_position gave), once
+  // a pass that began there has compared every product.
+  virtual void forget_catalog_changes_through(std::string_view position);
+
   // --- The change order the database assigns, where the source tables keep one (SQLite: the change
   // log of schema/merchant/change_log/; PostgreSQL: transaction ids). A position is text the daemon
   // saves and hands back unread; "" is before every change.

@@ -10,7 +10,7 @@
 
 namespace fulfillsync::daemon {
 
-inline constexpr std::array<std::string_view, 30> kFailpoints = {
+inline constexpr std::array<std::string_view, 38> kFailpoints = {
     "intake.before_commit",                // source rows read and offered, before the ledger commit
     "push_orders.before_send",             // a chunk taken, nothing in flight yet
     "push_orders.after_mark",              // sends durably in_flight, about to leave
@@ -30,6 +30,14 @@ inline constexpr std::array<std::string_view, 30> kFailpoints = {
     "push_returns.after_ledger_commit",
     "push_returns.after_result_write",
     "push_returns.after_reconcile_lookup",
+    "push_products.before_send",             // creates taken, nothing in flight yet
+    "push_products.after_mark",              // creates or updates durably in_flight, about to leave
+    "push_products.after_response",          // answers received, before the ledger records them
+    "push_products.after_ledger_commit",     // ledger committed, before the merchant's result write
+    "push_products.after_result_write",      // product_sync written, before the ledger knows
+    "push_products.after_reconcile_lookup",  // an unclear create looked up by SKU, before the ledger adopts
+    "push_products.before_update",           // updates taken, nothing in flight yet
+    "push_products.between_requests",        // an update's first request answered, the next not sent
     "pull_shipments.after_page_commit",     // a page of the window in the merchant database, more to come
     "pull_shipments.before_checkpoint",     // the whole window committed, its end not saved yet
     "mark_tracking.after_reconcile_lookup",  // unclear marks looked up, before the ledger adopts them

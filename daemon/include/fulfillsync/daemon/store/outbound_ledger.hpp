@@ -38,7 +38,12 @@
 
 namespace fulfillsync::daemon {
 
-enum class LedgerKind { order_create, order_cancel, return_create };
+// product_create: POST /product with its variants. product_update: the changes of a created product
+// (PATCH /product/{id}, POST and PATCH /product/{id}/variants), applied once per product version.
+enum class LedgerKind { order_create, order_cancel, return_create, product_create, product_update };
+inline constexpr LedgerKind kLedgerKinds[] = {LedgerKind::order_create, LedgerKind::order_cancel,
+                                              LedgerKind::return_create, LedgerKind::product_create,
+                                              LedgerKind::product_update};
 
 // The note on a row version that came after its create was sent: the provider has (or may have) the
 // earlier version, and the API cannot change an order or return it has created.
@@ -53,10 +58,15 @@ inline constexpr std::string_view kCreatedByAnEarlierSend =
 // `created` ends a create (the provider made the order or return); `applied` ends a cancel.
 enum class LedgerState { pending, in_flight, created, applied, rejected, unknown, withdrawn };
 
-// Where a send of this kind ends when the provider does it: created, or applied for a cancel.
+// Where a send of this kind ends when the provider does it: created, or applied for a cancel or a
+// product's update.
 constexpr LedgerState done_state(LedgerKind kind) {
-  return kind == LedgerKind::order_cancel ? LedgerState::applied : LedgerState::created;
+  return kind == LedgerKind::order_cancel || kind == LedgerKind::product_update ? LedgerState::applied
+                                                                                : LedgerState::created;
 }
+// Whether a later version of a row whose send is done is sent too (a product's next update), rather
+// than noted as one the API cannot apply.
+constexpr bool sends_each_version(LedgerKind kind) { return kind == LedgerKind::product_update; }
 
 std::string_view to_string(LedgerKind kind);
 std::string_view to_string(LedgerState state);
@@ -81,7 +91,8 @@ struct LedgerEntry {
 
 // What offer() did with a source row version.
 enum class Offer {
-  queued,        // new, or a changed version of a pending/rejected/withdrawn row: pending with the new body
+  queued,        // new, or a changed version of a pending/rejected/withdrawn row (or of a done one, for a
+                 // kind that sends each version): pending with the new body
   unchanged,     // the ledger already has this version; nothing to do
   held,          // a changed version while a send is in flight or unknown: the old body is settled first
   already_sent,  // a changed version of a row already sent and created: the API cannot apply it. The
@@ -125,6 +136,9 @@ class OutboundLedger {
                     std::string_view remote_status, std::string_view remote_created_at = {});
   // A cancel the provider applied to order `remote_id`.
   void mark_applied(std::string_view source_key, std::int64_t remote_id, std::string_view remote_status);
+  // A send of `kind` (a cancel, a product's update) the provider applied to `remote_id`.
+  void mark_applied(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
+                    std::string_view remote_status);
   void mark_rejected(LedgerKind kind, std::string_view source_key, std::string_view reason);
   void mark_unknown(LedgerKind kind, std::string_view source_key, std::string_view reason);
   // Not executed (429, not sent): back to pending, the same body.

@@ -23,7 +23,7 @@
 namespace fulfillsync::api {
 
 // T is one of: Order, OrderPage, ShipmentTimeline, TrackingUploadResponse, EstimateResponse,
-// ReturnOrder, ReturnList, LotLevels, InventoryItem, Variant, VariantList, ProductList, ChannelList,
+// ReturnOrder, ReturnList, LotLevels, InventoryItem, Variant, VariantList, Product, ProductList, ChannelList,
 // ReceivingOrder. The body is copied once into a padded buffer.
 template <typename T>
 Decoded<T> decode(std::string_view body, ApiVersion version);

@@ -83,17 +83,17 @@ struct Variant {
 };
 using VariantList = std::vector<Variant>;
 
-// The parts of a product the daemon reads.
+// The parts of a product the daemon reads (`POST /product` answers one; `GET /product` lists them).
 struct Product {
   std::int64_t id = 0;
-  std::optional<std::string> name{};
-  std::vector<Variant> variants{};  // null reads as none
+  std::optional<std::string> name{}, type{};
+  VariantList variants{};  // `null` reads as none
 };
 
-// `GET /product`: a cursor page.
+// `GET /product`: a page of products and the links to its neighbours.
 struct ProductList {
   std::vector<Product> items{};
-  std::optional<std::string> next{}, prev{};
+  std::optional<std::string> next{}, prev{};  // page URLs
 };
 
 }  // namespace fulfillsync::api

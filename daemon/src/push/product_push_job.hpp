@@ -1,0 +1,64 @@
+#pragma once
+// push_products: the catalog (fulfillsync_products with fulfillsync_variants) at the provider,
+// each product created once and then kept up to date, over the outbound ledger as orders are
+// (push_job.hpp). Each run:
+//   1. compares the catalog with the ledger, a page of products at a time, by content hash (the
+//      whole catalog each pass, so no change can hide behind a clock; a pass is skipped while the
+//      catalog's change log, where there is one, has nothing new). A product the provider does not
+//      have yet is offered as `product_create` (its POST /product body with its variants); a
+//      created product that changed as `product_update` (the version the provider has, and the new
+//      one). A version that fails the local rules is rejected with its reasons;
+//   2. looks up unclear creates by SKU (GET /product?Search=): found, adopted; absent, pending
+//      again with the product as it is now. An unclear update is simply pending again: each of its
+//      requests sets fields, and its variant creates are preceded by a look at the product's variants;
+//   3. sends pending creates, then pending updates, each marked in_flight durably before its first
+//      request leaves. An update sends only what changed: PATCH /product/{id} for the product's
+//      fields; after GET /product/{id}/variants, POST /product/{id}/variants for SKUs the provider
+//      lacks and PATCH /product/{id}/variants for the changed members of the others. A variant
+//      removed at the merchant is never deleted at the provider: the product's note says so;
+//   4. writes `{prefix}product_sync`.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fulfillsync/merchant/source_tables.hpp"
+#include "push/push_job.hpp"
+
+namespace fulfillsync::daemon {
+
+class ProductPushJob final : public PushJob {
+ public:
+  ProductPushJob(PushContext context, config::JobConfig config, merchant::SourceTables& source);
+  std::string_view name() const override { return "push_products"; }
+  boost::asio::awaitable<JobRun> run() override;
+  int backlog() override;
+
+ private:
+  // Step 1: up to a few pages of the catalog compared with the ledger; whether more wait.
+  bool compare_catalog();
+  // Offers one product's current version (in the caller's ledger batch).
+  void take(const merchant::ProductRow& row);
+  boost::asio::awaitable<void> reconcile(JobRun& run);
+  boost::asio::awaitable<void> send_creates(JobRun& run);
+  boost::asio::awaitable<void> send_updates(JobRun& run);
+  void record_create(const LedgerEntry& entry, const api::Answer<api::Product>& answer, JobRun& run);
+  struct PlannedUpdate;
+  // The requests of one update, the first marked by `before_send`: the outcome of the first that
+  // failed, or of the last.
+  boost::asio::awaitable<api::Outcome> update(const PlannedUpdate& planned, api::BeforeSend before_send);
+  void record_update(const LedgerEntry& entry, std::int64_t product_id, const api::Outcome& outcome, JobRun& run);
+  std::string failpoint_name(std::string_view step) const;
+
+  merchant::SourceTables& source_;
+  // The pass over the catalog under way: the change log's position when it began (nothing without
+  // a log), and the last product compared.
+  bool in_pass_ = false;
+  std::optional<std::string> pass_position_;
+  std::string pass_after_;
+  bool pass_held_ = false;  // a version waited for a send to settle: the pass is not complete
+  // The position of the last complete pass: the same position again means nothing changed since.
+  std::optional<std::string> compared_through_;
+};
+
+}  // namespace fulfillsync::daemon
