@@ -116,7 +116,8 @@ bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int li
     return false;
   }
   failpoint(fmt::format("{}.after_result_write", job));
-  auto batch = ledger_.batch();
+  // Lost to a power cut, the rows are only written again: not worth a sync of its own.
+  auto batch = ledger_.batch(OutboundLedger::Durability::with_next);
   for (const auto& entry : written) ledger_.mark_result_written(entry);
   batch.commit();
   return static_cast<int>(written.size()) < limit;

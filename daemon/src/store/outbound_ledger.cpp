@@ -81,8 +81,28 @@ std::string_view to_string(LedgerState state) {
 
 OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
 
-OutboundLedger::Batch::Batch(OutboundLedger& ledger)
-    : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+OutboundLedger::Batch::Batch(OutboundLedger& ledger, Durability durability)
+    : synchronous_(ledger.store_.database(), durability),
+      transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+
+// In WAL mode NORMAL writes the commit without syncing it; the next FULL commit's sync covers it (a
+// power loss before that ends the WAL before it, as if it had not been made).
+OutboundLedger::Batch::Synchronous::Synchronous(SQLite::Database& store, Durability durability)
+    : db(store), deferred(durability == Durability::with_next) {
+  if (deferred) db.exec("PRAGMA synchronous = NORMAL");
+}
+
+OutboundLedger::Batch::Synchronous::~Synchronous() {
+  if (!deferred) return;
+  bool synced_again = true;
+  try {
+    db.exec("PRAGMA synchronous = FULL");
+  } catch (const SQLite::Exception&) {
+    synced_again = false;
+  }
+  // Carrying on would send with marks that are not on disk.
+  FULFILLSYNC_INVARIANT(synced_again, "checkpoint store: commits cannot be made synchronous again");
+}
 
 void OutboundLedger::Batch::commit() { transaction_.commit(); }
 
