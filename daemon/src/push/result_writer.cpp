@@ -100,9 +100,15 @@ bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int li
       orders[entry.source_key].second = entry;
       written.push_back(std::move(entry));
     }
+    // Few orders have a cancel: which do is asked a page of keys at a time, not an order at a time.
+    std::vector<std::string> without_cancel;
+    for (const auto& [key, entries] : orders) {
+      if (!entries.second) without_cancel.push_back(key);
+    }
+    const auto cancelled = ledger_.hashes(LedgerKind::order_cancel, without_cancel);
     for (auto& [key, entries] : orders) {
       if (!entries.first) entries.first = ledger_.find(LedgerKind::order_create, key);
-      if (!entries.second) entries.second = ledger_.find(LedgerKind::order_cancel, key);
+      if (!entries.second && cancelled.contains(key)) entries.second = ledger_.find(LedgerKind::order_cancel, key);
       results.push_back(order_result(entries.first, entries.second));
     }
   }

@@ -35,6 +35,12 @@ constexpr const char* kColumns =
     "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
     "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
 
+// The same, the body left empty: what a result row is made of.
+constexpr const char* kColumnsButBody =
+    "kind, source_key, content_hash, state, attempts, '', remote_id, coalesce(remote_status, ''), "
+    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
+    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
+
 LedgerEntry entry_from(SQLite::Statement& row) {
   LedgerEntry entry;
   entry.kind = kind_from(row.getColumn(0).getString());
@@ -416,7 +422,7 @@ std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int 
   SQLite::Statement& query =
       store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
                                   "ORDER BY source_key LIMIT ?",
-                                  kColumns));
+                                  kColumnsButBody));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, limit);
   std::vector<LedgerEntry> entries;

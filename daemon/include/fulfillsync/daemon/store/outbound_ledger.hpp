@@ -189,7 +189,7 @@ class OutboundLedger {
   // process that sent it died just before), so a lookup finding nothing could have it sent twice.
   std::vector<LedgerEntry> unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit);
 
-  // Entries of `kind` whose result rows are not written yet, at most `limit`.
+  // Entries of `kind` whose result rows are not written yet, at most `limit`, without their bodies.
   std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);
   // The result row of `entry` is written (unless the entry changed since it was read).
   void mark_result_written(const LedgerEntry& entry);
