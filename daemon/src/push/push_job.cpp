@@ -38,8 +38,8 @@ namespace {
 
 // Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
 constexpr int kIntakeBatchesPerRun = 4;
-// How far ahead of the rate budget's pace a send's mark also covers the sends due next.
-constexpr auto kMarkAhead = 100ms;
+// A send's mark also covers the sends due to leave within this time (see send_marked).
+constexpr std::chrono::duration<double> kMarkAhead = 250ms;
 
 // After a 429 or refused credentials the rest of a chunk is not sent: it would meet the same answer.
 bool halts_the_rest(const api::Outcome& outcome) {
@@ -165,12 +165,25 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
                                           const std::function<void(std::size_t, const api::Outcome&)>& record,
                                           const Announce& announce) {
   SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
-  // A mark also covers the sends due next, as many as the rate budget lets leave within
-  // kMarkAhead (none at the production pace, up to the concurrency when unbounded): fewer commits,
-  // and nothing marked long before it leaves.
-  const auto per_window = static_cast<std::size_t>(context_.client.options().requests_per_minute *
-                                                   std::chrono::duration<double>(kMarkAhead).count() / 60);
-  const std::size_t ahead = std::min(per_window, static_cast<std::size_t>(config_.concurrency));
+  // A mark also covers the sends due to leave within kMarkAhead: as many as leave in that time at the
+  // pace this chunk's sends have been leaving (at least the concurrency), but no more than the rate
+  // budget lets leave in it (none at the production pace). A commit's sync is then shared by what a
+  // quarter second sends, however fast the disk and the provider are, and a crash leaves at most
+  // that many in flight that had not left, each looked up for a fortieth of a request.
+  const double budget_ahead = context_.client.options().requests_per_minute * kMarkAhead.count() / 60;
+  const auto concurrency = static_cast<std::size_t>(config_.concurrency);
+  std::optional<std::chrono::steady_clock::time_point> first_left;
+  std::size_t left = 0;
+  // Sends a second since this chunk's first left; until then, the last chunk's.
+  const auto pace = [&] {
+    if (!first_left) return send_pace_;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - *first_left;
+    return elapsed.count() > 0 ? static_cast<double>(left) / elapsed.count() : send_pace_;
+  };
+  const auto ahead = [&] {
+    const double at_pace = std::max(static_cast<double>(concurrency), pace() * kMarkAhead.count());
+    return static_cast<std::size_t>(std::min(budget_ahead, at_pace));
+  };
   enum Mark : char { unmarked, marking, marked };
   std::vector<Mark> marks(keys.size(), unmarked);
   std::vector<char> sent(keys.size(), 0);
@@ -184,7 +197,8 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
           api::BeforeSend mark = [&, i]() -> asio::awaitable<void> {
             if (marks[i] == unmarked) {
               std::vector<std::size_t> due = {i};
-              for (std::size_t j = i + 1; j < keys.size() && due.size() <= ahead; ++j) {
+              const std::size_t more = ahead();
+              for (std::size_t j = i + 1; j < keys.size() && due.size() <= more; ++j) {
                 if (marks[j] == unmarked) due.push_back(j);
               }
               for (const std::size_t j : due) marks[j] = marking;
@@ -208,6 +222,8 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
               marks[i] = marked;
             }
             sent[i] = 1;
+            if (!first_left) first_left = std::chrono::steady_clock::now();
+            ++left;
           };
           outcomes[i] = co_await send(i, std::move(mark));
           halt = halt || halts_the_rest(*outcomes[i]);
@@ -220,6 +236,7 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
           }
         });
     co_await commits.flush();
+    if (left > 1) send_pace_ = pace();
   } catch (...) {
     failure = std::current_exception();  // a commit that failed: what it held is as it was
   }

@@ -94,6 +94,9 @@ class PushJob : public Job {
   config::JobConfig config_;
   Intake* intake_;
   FailureBackoff backoff_;
+
+ private:
+  double send_pace_ = 0;  // sends a second in the last chunk of send_marked: how far ahead its marks reach
 };
 
 }  // namespace fulfillsync::daemon

@@ -127,9 +127,15 @@ ResultWriter::Unwritten ResultWriter::unwritten(merchant::SourceKind kind, int l
     rows[entry.source_key].second = entry;
     unwritten.entries.push_back(std::move(entry));
   }
+  // Few have the second (a cancel, an update): which do is asked a page of keys at a time.
+  std::vector<std::string> without_second;
+  for (const auto& [key, entries] : rows) {
+    if (!entries.second) without_second.push_back(key);
+  }
+  const auto with_second = ledger_.hashes(second_kind, without_second);
   for (auto& [key, entries] : rows) {
     if (!entries.first) entries.first = ledger_.find(first_kind, key);
-    if (!entries.second) entries.second = ledger_.find(second_kind, key);
+    if (!entries.second && with_second.contains(key)) entries.second = ledger_.find(second_kind, key);
     unwritten.results.push_back(products ? product_result(entries.first, entries.second)
                                          : order_result(entries.first, entries.second));
   }
@@ -148,8 +154,9 @@ bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int 
     return false;
   }
   failpoint(fmt::format("{}.after_result_write", job));
-  // An entry that changed while the write was under way keeps its mark (mark_result_written).
-  auto batch = ledger_.batch();
+  // An entry that changed while the write was under way keeps its mark (mark_result_written). Lost
+  // to a power cut, the note only has the rows written again: not worth a sync of its own.
+  auto batch = ledger_.batch(OutboundLedger::Durability::with_next);
   for (const auto& entry : unwritten.entries) ledger_.mark_result_written(entry);
   batch.commit();
   return static_cast<int>(unwritten.entries.size()) < limit;

@@ -37,6 +37,12 @@ constexpr const char* kColumns =
     "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
     "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
 
+// The same, the body left empty: what a result row is made of.
+constexpr const char* kColumnsButBody =
+    "kind, source_key, content_hash, state, attempts, '', remote_id, coalesce(remote_status, ''), "
+    "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
+    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
+
 LedgerEntry entry_from(SQLite::Statement& row) {
   LedgerEntry entry;
   entry.kind = kind_from(row.getColumn(0).getString());
@@ -85,8 +91,28 @@ std::string_view to_string(LedgerState state) {
 
 OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
 
-OutboundLedger::Batch::Batch(OutboundLedger& ledger)
-    : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+OutboundLedger::Batch::Batch(OutboundLedger& ledger, Durability durability)
+    : synchronous_(ledger.store_.database(), durability),
+      transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+
+// In WAL mode NORMAL writes the commit without syncing it; the next FULL commit's sync covers it (a
+// power loss before that ends the WAL before it, as if it had not been made).
+OutboundLedger::Batch::Synchronous::Synchronous(SQLite::Database& store, Durability durability)
+    : db(store), deferred(durability == Durability::with_next) {
+  if (deferred) db.exec("PRAGMA synchronous = NORMAL");
+}
+
+OutboundLedger::Batch::Synchronous::~Synchronous() {
+  if (!deferred) return;
+  bool synced_again = true;
+  try {
+    db.exec("PRAGMA synchronous = FULL");
+  } catch (const SQLite::Exception&) {
+    synced_again = false;
+  }
+  // Carrying on would send with marks that are not on disk.
+  FULFILLSYNC_INVARIANT(synced_again, "checkpoint store: commits cannot be made synchronous again");
+}
 
 void OutboundLedger::Batch::commit() { transaction_.commit(); }
 
@@ -408,7 +434,7 @@ std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int 
   SQLite::Statement& query =
       store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND result_pending = 1 "
                                   "ORDER BY source_key LIMIT ?",
-                                  kColumns));
+                                  kColumnsButBody));
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, limit);
   std::vector<LedgerEntry> entries;

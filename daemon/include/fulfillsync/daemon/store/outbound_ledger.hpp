@@ -18,7 +18,8 @@
 // table is written after the ledger commit, and replayed from here when that write fails. (A chunk of
 // creates is written to the result table as in_flight before it leaves: ResultWriter::announce_sends.)
 //
-// Each call commits on its own; a Batch groups many into one commit (one fsync).
+// Each call commits on its own; a Batch groups many into one commit (one fsync, or none for a batch
+// whose loss only repeats work: Durability::with_next).
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
@@ -105,15 +106,29 @@ class OutboundLedger {
   OutboundLedger(const OutboundLedger&) = delete;
   OutboundLedger& operator=(const OutboundLedger&) = delete;
 
+  // When a batch's commit reaches the disk.
+  enum class Durability {
+    synced,     // before commit() returns (synchronous = FULL): what must hold before a request leaves
+    with_next,  // with the next synced commit (the WAL is synced in order): what a power loss may only
+                // make the daemon do again, e.g. note that result rows are written
+  };
+
   class Batch {
    public:
-    explicit Batch(OutboundLedger& ledger);
+    explicit Batch(OutboundLedger& ledger, Durability durability = Durability::synced);
     void commit();  // without it, nothing of the batch is kept
 
    private:
+    // Declared first: set before the transaction begins, put back once it ended.
+    struct Synchronous {
+      Synchronous(SQLite::Database& store, Durability durability);
+      ~Synchronous();
+      SQLite::Database& db;
+      bool deferred;
+    } synchronous_;
     SQLite::Transaction transaction_;
   };
-  Batch batch() { return Batch(*this); }
+  Batch batch(Durability durability = Durability::synced) { return Batch(*this, durability); }
 
   // At start: every row left in_flight by a crash becomes unknown. Its updated_at stays the time it
   // was sent, from which the wait before its lookup counts. Returns how many.
@@ -188,7 +203,7 @@ class OutboundLedger {
   // process that sent it died just before), so a lookup finding nothing could have it sent twice.
   std::vector<LedgerEntry> unclear(LedgerKind kind, std::chrono::milliseconds quiet, int limit);
 
-  // Entries of `kind` whose result rows are not written yet, at most `limit`.
+  // Entries of `kind` whose result rows are not written yet, at most `limit`, without their bodies.
   std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);
   // The result row of `entry` is written (unless the entry changed since it was read).
   void mark_result_written(const LedgerEntry& entry);
