@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "fulfillsync/common/printable.hpp"
@@ -103,10 +104,9 @@ std::vector<std::int64_t> PullLotsJob::watched() {
   ids.insert(ids.end(), skus.inventory_ids.begin(), skus.inventory_ids.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::string unresolved;
-  for (const std::string& sku : skus.unresolved) {
-    unresolved += (unresolved.empty() ? "" : ",") + text::printable(sku);
-  }
+  std::vector<std::string> printable;
+  for (const std::string& sku : skus.unresolved) printable.push_back(text::printable(sku));
+  const std::string unresolved = fmt::format("{}", fmt::join(printable, ","));
   if (!skus.unresolved.empty()) {
     context_.metrics.count_items(name(), "sku_unresolved", static_cast<double>(skus.unresolved.size()));
     spdlog::warn("pull_lots: {} watched SKU(s) not in the SKU map, no lots read for them (see the result table "
