@@ -151,7 +151,9 @@ struct PostgresConnection::AwaitedPipeline {
 // pipeline under way and libpq's socket as Asio watches it while one is.
 struct PostgresConnection::Awaited {
   bool turn_taken = false;
-  std::optional<asio::steady_timer> turn_released;  // cancelled when a turn ends: the waiters look again
+  // Exists while some wait for a turn; dropped when one ends, which wakes them to look again. So
+  // nothing here is bound to the event loop between turns, and the connection may outlive it.
+  std::optional<asio::steady_timer> turn_released;
   std::shared_ptr<AwaitedPipeline> under_way;
   std::optional<asio::posix::stream_descriptor> socket;  // libpq's, lent while one is under way
 
@@ -448,7 +450,7 @@ asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_asyn
     Awaited& awaited;
     ~EndOfTurn() {
       awaited.turn_taken = false;
-      if (awaited.turn_released) awaited.turn_released->cancel();
+      awaited.turn_released.reset();
     }
   } end_of_turn{*awaited};
 
