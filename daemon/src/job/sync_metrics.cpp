@@ -94,6 +94,17 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                .Help("How old the provider's data a pull job last committed is: now minus the start of its last "
                      "whole window, pass or cycle.")
                .Register(registry)),
+      pull_interval_(prometheus::BuildGauge()
+                         .Name("fulfillsync_pull_interval_seconds")
+                         .Help("How often a pull job that reads all of its data in a cycle or pass begins one "
+                               "(pull_lots, pull_stock: their configured interval).")
+                         .Register(registry)),
+      unresolved_watched_skus_(prometheus::BuildGauge()
+                                   .Name("fulfillsync_watched_skus_unresolved")
+                                   .Help("Watched SKUs the SKU map does not hold, as of pull_lots' last cycle: no "
+                                         "lots are read for them.")
+                                   .Register(registry)
+                                   .Add({})),
       marks_(prometheus::BuildGauge()
                  .Name("fulfillsync_tracking_marks")
                  .Help("Tracking marks in the checkpoint store, by state (marked ones are dropped once the merchant's "
@@ -233,6 +244,12 @@ void SyncMetrics::set_backlog(std::string_view job, double remaining, double eta
 void SyncMetrics::set_lag(std::string_view job, std::chrono::system_clock::duration lag) {
   lag_.Add({{kJobLabel, std::string(job)}}).Set(std::max(0.0, std::chrono::duration<double>(lag).count()));
 }
+
+void SyncMetrics::set_pull_interval(std::string_view job, std::chrono::milliseconds interval) {
+  pull_interval_.Add({{kJobLabel, std::string(job)}}).Set(std::chrono::duration<double>(interval).count());
+}
+
+void SyncMetrics::set_unresolved_watched_skus(int count) { unresolved_watched_skus_.Set(count); }
 
 void SyncMetrics::set_tracking_marks(const std::map<MarkState, int>& counts) {
   for (const MarkState state : {MarkState::pending, MarkState::in_flight, MarkState::marked, MarkState::unknown}) {

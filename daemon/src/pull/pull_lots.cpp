@@ -19,7 +19,9 @@ PullLotsJob::PullLotsJob(PullContext context, config::LotsConfig config, bool sp
       provider_(context.client),
       config_(config),
       spread_(spread),
-      backoff_("pull_lots", context.metrics) {}
+      backoff_("pull_lots", context.metrics) {
+  context.metrics.set_pull_interval(name(), config.interval);
+}
 
 int PullLotsJob::backlog() {
   // The daemon spreads the reads over the interval and has no backlog to speak of; `once` reads
@@ -107,6 +109,7 @@ std::vector<std::int64_t> PullLotsJob::watched() {
   std::vector<std::string> printable;
   for (const std::string& sku : skus.unresolved) printable.push_back(text::printable(sku));
   const std::string unresolved = fmt::format("{}", fmt::join(printable, ","));
+  context_.metrics.set_unresolved_watched_skus(static_cast<int>(skus.unresolved.size()));
   if (!skus.unresolved.empty()) {
     context_.metrics.count_items(name(), "sku_unresolved", static_cast<double>(skus.unresolved.size()));
     spdlog::warn("pull_lots: {} watched SKU(s) not in the SKU map, no lots read for them (see the result table "

@@ -23,7 +23,9 @@ PullStockJob::PullStockJob(PullContext context, config::StockConfig config, bool
       provider_(context.client),
       config_(config),
       repeat_(repeat),
-      backoff_("pull_stock", context.metrics) {}
+      backoff_("pull_stock", context.metrics) {
+  context.metrics.set_pull_interval(name(), config.interval);
+}
 
 int PullStockJob::backlog() {
   if (!repeat_) return passed_ ? 0 : 1;

@@ -62,6 +62,11 @@ class SyncMetrics {
   // How old the data a pull job last committed is: now minus when its last whole window, pass or
   // cycle began.
   void set_lag(std::string_view job, std::chrono::system_clock::duration lag);
+  // How often a pull job that reads all of its data in a cycle or pass begins one (pull_lots,
+  // pull_stock: their configured interval), so that an alert can measure the lag against it.
+  void set_pull_interval(std::string_view job, std::chrono::milliseconds interval);
+  // Watched SKUs the SKU map does not hold, as of pull_lots' last cycle: their lots are not read.
+  void set_unresolved_watched_skus(int count);
   void set_tracking_marks(const std::map<MarkState, int>& counts);
   // Orders cancelled at the merchant whose cancel the provider does not show and cannot be sent again
   // (refused, or the order shipped): listed by `status`, for an operator to settle.
@@ -99,6 +104,8 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& backlog_;
   prometheus::Family<prometheus::Gauge>& eta_;
   prometheus::Family<prometheus::Gauge>& lag_;
+  prometheus::Family<prometheus::Gauge>& pull_interval_;
+  prometheus::Gauge& unresolved_watched_skus_;
   prometheus::Family<prometheus::Gauge>& marks_;
   prometheus::Gauge& cancel_mismatches_;
   prometheus::Family<prometheus::Counter>& clock_steps_back_;
