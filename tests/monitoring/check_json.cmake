@@ -1,10 +1,11 @@
 # cmake -DFILE=path -P check_json.cmake: fails unless FILE is valid JSON with a top-level object
 # (a Grafana dashboard: title, panels, and the ${datasource} template variable), whose panels have
 # unique ids and query the ${datasource} variable, and whose top row of stat panels (each listed
-# in kStatTitles) lies above every time series.
+# in kStatTitles) lies above every time series, and which has a row of each of kRowTitles.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
 set(kStatTitles "Up" "Jobs paused" "Last success per job" "Oldest waiting row" "Reload" "Rows rejected"
   "Rate budget used")
+set(kRowTitles "At a glance" "Backlog" "Throughput" "Freshness" "Provider API" "Process" "Catalog")
 
 file(READ "${FILE}" content)
 string(JSON title ERROR_VARIABLE error GET "${content}" title)
@@ -22,6 +23,7 @@ endif()
 
 set(ids "")
 set(stat_titles "")
+set(row_titles "")
 set(lowest_stat_bottom 0)
 set(highest_series_top 1000000)
 math(EXPR last "${panels} - 1")
@@ -41,7 +43,9 @@ foreach(i RANGE ${last})
       message(FATAL_ERROR "${FILE}: panel '${panel_title}' does not use the \${datasource} variable")
     endif()
   endif()
-  if(type STREQUAL "stat")
+  if(type STREQUAL "row")
+    list(APPEND row_titles "${panel_title}")
+  elseif(type STREQUAL "stat")
     list(APPEND stat_titles "${panel_title}")
     math(EXPR bottom "${y} + ${h}")
     if(bottom GREATER lowest_stat_bottom)
@@ -55,6 +59,11 @@ endforeach()
 foreach(wanted IN LISTS kStatTitles)
   if(NOT wanted IN_LIST stat_titles)
     message(FATAL_ERROR "${FILE}: no stat panel '${wanted}' in the top row")
+  endif()
+endforeach()
+foreach(wanted IN LISTS kRowTitles)
+  if(NOT wanted IN_LIST row_titles)
+    message(FATAL_ERROR "${FILE}: no row '${wanted}'")
   endif()
 endforeach()
 if(lowest_stat_bottom GREATER highest_series_top)
