@@ -1,5 +1,5 @@
--- The quick start's sample rows: orders, cancels and returns, and a few rows that are wrong on
--- purpose so the demo shows them rejected with their reasons. Loaded after
+-- The quick start's sample rows: the catalog, orders, cancels and returns, and a few rows that are
+-- wrong on purpose so the demo shows them rejected with their reasons. Loaded after
 -- schema/merchant/source_tables.sql, which creates the contract's source tables the way a shop
 -- application would. Products, inventory ids and fulfillment centers are those of
 -- `fulfillsync-sandbox --seed demo`.
@@ -35,6 +35,10 @@ INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_re
                                      external_line_id)
 SELECT printf('DEMO-%d', 1000 + i), k, p.ref, p.name, 1 + (i + k) % 3, (1000 + i) * 10 + k
 FROM n JOIN line ON k <= 1 + i % 3 JOIN product p ON p.slot = (i + k) % 4;
+-- A mug new to the catalog: push_products creates it at the provider before this order names it.
+INSERT INTO fulfillsync_order_lines (order_reference_id, line_number, product_reference_id, product_name, quantity,
+                                     external_line_id)
+VALUES ('DEMO-1016', 3, 'MUG-ENAMEL-WHITE', 'Enamel Camp Mug, white', 2, 10163);
 
 -- A B2B order naming its product by the provider's product id.
 INSERT INTO fulfillsync_orders (reference_id, order_number, shipping_method, type, sales_channel, total_price,
@@ -79,5 +83,31 @@ VALUES ('RMA-5001', 1, 7002, 1, 'Restock'),
        ('RMA-5003', 1, 7004, 1, 'Restock');
 
 INSERT INTO fulfillsync_watched_inventory (inventory_id) VALUES (7001), (7002), (7003), (7005);
+
+-- The catalog (push_products): the products and SKUs the orders above name. The sandbox's demo seed
+-- has the first four already, as a shop that kept its catalog at the provider by hand would: each is
+-- adopted by SKU and brought to the merchant's version. The mug is new and is created.
+INSERT INTO fulfillsync_products (reference_id, name, type, taxonomy_id)
+VALUES ('TSHIRT-ORGANIC', 'Organic Cotton T-Shirt', 'Apparel', 11),
+       ('TOTE-CANVAS', 'Canvas Tote Bag', 'Accessories', 12),
+       ('SNACK-TRAIL', 'Trail Mix 200g', 'Food', 21),
+       ('BATT-AA4', 'AA Battery 4-pack', 'Electronics', 31),
+       ('MUG-ENAMEL', 'Enamel Camp Mug', 'Kitchen', NULL);
+INSERT INTO fulfillsync_variants (sku, product_reference_id, name, status, weight, weight_unit,
+                                  customs_country_of_origin, customs_hs_tariff_code, customs_value, customs_currency,
+                                  is_lot, minimum_shelf_life_days)
+VALUES ('TSHIRT-S', 'TSHIRT-ORGANIC', 'Organic Cotton T-Shirt S', 'Active', 6, 'oz', 'PT', '6109.10', '12.50', 'USD', 0,
+        NULL),
+       ('TSHIRT-M', 'TSHIRT-ORGANIC', 'Organic Cotton T-Shirt M', 'Active', 7, 'oz', 'PT', '6109.10', '12.50', 'USD', 0,
+        NULL),
+       ('TSHIRT-L', 'TSHIRT-ORGANIC', 'Organic Cotton T-Shirt L', 'Active', 8, 'oz', 'PT', '6109.10', '12.50', 'USD', 0,
+        NULL),
+       ('TOTE-CANVAS', 'TOTE-CANVAS', 'Canvas Tote Bag', 'Active', 10, 'oz', 'IN', '4202.22', '9', 'USD', 0, NULL),
+       ('SNACK-TRAIL', 'SNACK-TRAIL', 'Trail Mix 200g', 'Active', 200, 'g', 'US', '2008.19', '4', 'USD', 1, 60),
+       ('BATT-AA4', 'BATT-AA4', 'AA Battery 4-pack', 'Active', 3.5, 'oz', 'CN', '8506.10', '5', 'USD', 0, NULL),
+       ('MUG-ENAMEL-WHITE', 'MUG-ENAMEL', 'Enamel Camp Mug, white', 'Active', 9, 'oz', 'PL', '7323.94', '14', 'USD', 0,
+        NULL),
+       ('MUG-ENAMEL-GREEN', 'MUG-ENAMEL', 'Enamel Camp Mug, green', 'Active', 9, 'oz', 'PL', '7323.94', '14', 'USD', 0,
+        NULL);
 
 COMMIT;

@@ -1,6 +1,9 @@
 // The quick start's demo database loads, and yields the valid and invalid rows it promises.
+#include <set>
+
 #include <gmock/gmock.h>
 
+#include "fulfillsync/daemon/mapping/catalog_mapping.hpp"
 #include "fulfillsync/daemon/mapping/request_mapping.hpp"
 #include "merchant_fixture.hpp"
 
@@ -16,16 +19,23 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
-  testing::TempDir dir;
+// The demo's merchant database as ./dev demo seeds it, in `dir`.
+config::MerchantConfig seed_demo(const testing::TempDir& dir) {
   {
     SQLite::Database app((dir / "merchant.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    app.exec(testing::read_file(testing::source_path("schema/merchant/source_tables.sql")));
-    app.exec(testing::read_file(testing::source_path("config/demo-merchant.sql")));
+    for (const char* file : {"schema/merchant/source_tables.sql", "schema/merchant/change_log/0001_change_log.sql",
+                             "schema/merchant/catalog_change_log.sql", "config/demo-merchant.sql"}) {
+      app.exec(testing::read_file(testing::source_path(file)));
+    }
   }
   config::MerchantConfig config;
   config.sqlite.path = dir / "merchant.db";
-  SqliteMerchantDatabase db(config);
+  return config;
+}
+
+TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
+  testing::TempDir dir;
+  SqliteMerchantDatabase db(seed_demo(dir));
   EXPECT_THAT(db.source().check_source_tables(), ::testing::IsEmpty());
 
   std::map<std::string, std::string> rejected;
@@ -53,6 +63,30 @@ TEST(DemoSeed, LoadsAndSplitsIntoValidAndRejectedRows) {
                                             "RMA-5003: fulfillsync_returns: fulfillment_center_id is required, "
                                             "found NULL"));
   EXPECT_THAT(db.pulled().watched_inventory_ids(), ElementsAre(7001, 7002, 7003, 7005));
+}
+
+// The demo's catalog: a few products of one to three variants, each valid, holding every SKU the
+// demo's orders name, so that push_products sends them before the orders.
+TEST(DemoSeed, TheCatalogHoldsEverySkuTheOrdersName) {
+  testing::TempDir dir;
+  SqliteMerchantDatabase db(seed_demo(dir));
+  std::set<std::string> skus;
+  const std::vector<ProductRow> products = db.source().read_products("", 1000);
+  EXPECT_EQ(products.size(), 5u);
+  for (const ProductRow& product : products) {
+    EXPECT_THAT(product.lines.size(), ::testing::AllOf(::testing::Ge(1u), ::testing::Le(3u))) << product.reference_id;
+    const daemon::ProductBody body = daemon::product_body(product, api::ApiVersion::v2026_07);
+    EXPECT_TRUE(body.body.has_value()) << product.reference_id << ": " << body.problems;
+    for (const VariantRow& variant : product.lines) skus.insert(variant.sku.text);
+  }
+  std::set<std::string> named;
+  for (const OrderRow& row : db.source().read_orders(ReadRange{.limit = 1000})) {
+    for (const OrderLineRow& line : row.lines) {
+      if (line.product_reference_id.type == Field::Type::text) named.insert(line.product_reference_id.text);
+    }
+  }
+  EXPECT_THAT(named, ::testing::IsSubsetOf(skus));
+  EXPECT_TRUE(named.contains("MUG-ENAMEL-WHITE"));  // new to the provider: created before its order
 }
 
 }  // namespace
