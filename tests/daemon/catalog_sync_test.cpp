@@ -285,6 +285,85 @@ TEST_P(CatalogSyncTest, LocalRulesRejectWithReasons) {
 
 INSTANTIATE_TEST_SUITE_P(Drivers, CatalogSyncTest, kBothDrivers, driver_name);
 
+// On PostgreSQL the catalog is read by transaction id: after one whole pass only what changed is
+// read, a transaction that commits late is read once it commits, and a commit's NOTIFY wakes the job.
+class CatalogChangeOrderTest : public CatalogSyncTest {
+ protected:
+  bool created(const std::string& reference) {
+    try {
+      return result_column("state", reference, "fulfillsync_product_sync") == "created";
+    } catch (const std::runtime_error&) {
+      return false;  // the result tables are not there yet
+    }
+  }
+  static bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 20s) {
+    for (const auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;) {
+      if (done()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return done();
+  }
+  // How often the server's log shows `statement` (log_statement = all on this database).
+  long logged(std::string_view statement) {
+    const std::string log = postgres().log();
+    long count = 0;
+    for (std::size_t at = log.find(statement); at != std::string::npos; at = log.find(statement, at + 1)) ++count;
+    return count;
+  }
+};
+
+TEST_P(CatalogChangeOrderTest, AnIdlePassReadsNoCatalogRowsAndALateCommitIsNotMissed) {
+  start();
+  execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET log_statement = ''all''', current_database()); END $$");
+  insert_products("I", 5);
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for([&] { return created("I-0005"); })) << running->stderr_text();
+  std::this_thread::sleep_for(500ms);  // the first (whole) pass is over
+
+  // Products read with their variants; the change order looked at.
+  constexpr std::string_view kRowsRead = R"(FROM "shop"."fulfillsync_products" AS t WHERE t.reference_id)";
+  constexpr std::string_view kChangesLooked =
+      R"(SELECT t.change_xid::text, t.reference_id FROM "shop"."fulfillsync_products")";
+  const long read = logged(kRowsRead), looked = logged(kChangesLooked);
+  EXPECT_GT(read, 0) << postgres().log();
+  std::this_thread::sleep_for(1s);  // passes every 50 to 100 ms
+  EXPECT_EQ(logged(kRowsRead), read) << "an idle pass read catalog rows";
+  EXPECT_GT(logged(kChangesLooked), looked + 3) << "idle passes did not look for changes";
+
+  // A transaction holds a product uncommitted while a newer one is committed and pushed.
+  PostgresShopConnection late(conninfo() + " options='-c search_path=shop'");
+  late.exec("BEGIN;" + product_sql("LATE", 1));
+  execute(product_sql("NEW", 1));
+  ASSERT_TRUE(wait_for([&] { return created("NEW-0001"); })) << running->stderr_text();
+  std::this_thread::sleep_for(300ms);  // more passes, past NEW's commit
+  late.exec("COMMIT");
+  EXPECT_TRUE(wait_for([&] { return created("LATE-0001"); })) << running->stderr_text();
+  EXPECT_EQ(sandbox_count("products"), 7);
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
+TEST_P(CatalogChangeOrderTest, AnEditIsPushedWhenItsCommitNotifiesThoughTheIntervalIsAnHour) {
+  start();
+  std::string config = read_file(config_path);
+  const std::string every = "push_products: {enabled: true, interval: 50ms";
+  config.replace(config.find(every), every.size(), "push_products: {enabled: true, interval: 1h");
+  write_file(config_path, config);
+  insert_products("W", 2);
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for([&] { return created("W-0002"); })) << running->stderr_text();
+  ASSERT_TRUE(running->wait_for_stderr("listening for changes", 10s)) << running->stderr_text();
+  std::this_thread::sleep_for(500ms);  // the first run is over: the job rests for an hour
+
+  execute("UPDATE fulfillsync_products SET name = 'Woken' WHERE reference_id = 'W-0001'");
+  EXPECT_TRUE(wait_for([&] { return provider_products().at("W-0001").name == "Woken"; }, 5s))
+      << running->stderr_text();
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, CatalogChangeOrderTest, ::testing::Values(Driver::postgresql), driver_name);
+
 // On SQLite only: what follows is about the job, not the database.
 class CatalogJobTest : public CatalogSyncTest {};
 
