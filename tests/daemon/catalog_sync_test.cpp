@@ -10,6 +10,7 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A product as the provider shows it, with the fields the catalog sends.
 struct RemoteVariant {
@@ -283,7 +284,93 @@ TEST_P(CatalogSyncTest, LocalRulesRejectWithReasons) {
   EXPECT_EQ(result_column("state", "BAD-2", "fulfillsync_product_sync"), "created");
 }
 
+// check-config looks at the catalog where push_products reads it: each missing table, column or
+// privilege is one line naming the table; missing change triggers are a warning.
+TEST_P(CatalogSyncTest, CheckConfigNamesEachCatalogProblemInOneLine) {
+  start();
+  auto check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog tables: every table and column push_products reads\n"));
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog change detection: changes are read by "));
+
+  // Without push_products the catalog is not looked at.
+  write_config();
+  check = daemon({"check-config"});
+  EXPECT_THAT(check.stdout_text, Not(HasSubstr("catalog")));
+  write_catalog_config();
+
+  // Edits would be found only by comparing the whole catalog at every pass.
+  execute(on_postgresql() ? "DROP TRIGGER fulfillsync_variants_xid ON fulfillsync_variants"
+                          : "DROP TRIGGER fulfillsync_variants_log_update");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, ::testing::ContainsRegex("\nWARN  catalog change detection: [^\n]*whole catalog[^\n]*"
+                                                          "fix: fulfillsyncd upgrade-source"));
+
+  if (on_postgresql()) {
+    // A role that may not read the variants.
+    execute("DO $$ BEGIN CREATE ROLE catalog_check LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;"
+            "GRANT USAGE ON SCHEMA shop TO catalog_check; GRANT SELECT ON ALL TABLES IN SCHEMA shop TO catalog_check;"
+            "REVOKE SELECT ON fulfillsync_variants FROM catalog_check;");
+    const std::string config = read_file(config_path);
+    std::string as_reader = config;
+    as_reader.replace(as_reader.find(conninfo()), conninfo().size(), conninfo() + " user=catalog_check");
+    write_file(config_path, as_reader);
+    check = daemon({"check-config"});
+    EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+    EXPECT_THAT(check.stdout_text, HasSubstr("\nERROR catalog tables: fulfillsync_variants: the daemon's role may "
+                                             "not read it (GRANT SELECT ON \"shop\".\"fulfillsync_variants\" TO ...)"));
+    write_file(config_path, config);
+  }
+
+  execute("ALTER TABLE fulfillsync_variants DROP COLUMN gtin");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nERROR catalog tables: fulfillsync_variants.gtin: no such column"));
+
+  execute("DROP TABLE fulfillsync_variants");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, ::testing::ContainsRegex("\nERROR catalog tables: fulfillsync_variants[^\n]*no such "
+                                                          "table"));
+  EXPECT_THAT(check.stdout_text, Not(HasSubstr("ERROR source tables")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Drivers, CatalogSyncTest, kBothDrivers, driver_name);
+
+// `upgrade-source` adds the catalog's change triggers where the catalog's tables exist, once, and
+// skips them with a note where they do not.
+class CatalogUpgradeTest : public DriverFixture {};
+
+TEST_P(CatalogUpgradeTest, InstallsTheCatalogsTriggersOnceOrSkipsThemWithoutACatalog) {
+  start_sandbox();
+  write_config("", "    push_products: {enabled: true, interval: 50ms}\n");
+  auto check = daemon({"check-config"});
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nWARN  catalog change detection: "));
+
+  const auto first = daemon({"upgrade-source"});
+  ASSERT_EQ(first.exit_status, 0) << first.stdout_text << first.stderr_text;
+  EXPECT_THAT(first.stdout_text, HasSubstr(": catalog change triggers added; push_products reads only what changed"));
+  const auto second = daemon({"upgrade-source"});
+  ASSERT_EQ(second.exit_status, 0) << second.stdout_text << second.stderr_text;
+  EXPECT_THAT(second.stdout_text, HasSubstr(": change log present; nothing to do\n"));
+  EXPECT_THAT(second.stdout_text, HasSubstr(": catalog change triggers present; nothing to do\n"));
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog change detection: "));
+
+  // A shop without a catalog (and, on SQLite, without the change log yet) still upgrades.
+  if (!on_postgresql()) drop_change_log();
+  execute("DROP TABLE fulfillsync_variants; DROP TABLE fulfillsync_products;");
+  const auto without = daemon({"upgrade-source"});
+  ASSERT_EQ(without.exit_status, 0) << without.stdout_text << without.stderr_text;
+  EXPECT_THAT(without.stdout_text, HasSubstr(on_postgresql() ? ": change log present" : ": change log added"));
+  EXPECT_THAT(without.stdout_text,
+              HasSubstr(": no catalog tables (fulfillsync_products and fulfillsync_variants as tables); catalog "
+                        "change triggers skipped\n"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, CatalogUpgradeTest, kBothDrivers, driver_name);
 
 // On PostgreSQL the catalog is read by transaction id: after one whole pass only what changed is
 // read, a transaction that commits late is read once it commits, and a commit's NOTIFY wakes the job.
