@@ -30,3 +30,18 @@ std::span<const sqlite::Migration> @NAME@_migrations() { return kMigrations; }
 }  // namespace fulfillsync::schema
 ]=] @ONLY)
 endfunction()
+
+# embed_script(<name> <file.sql> <output.cpp>): writes a C++ file defining
+# `std::string_view fulfillsync::schema::<name>_sql()`, the text of one idempotent SQL script.
+function(embed_script NAME FILE OUTPUT)
+  file(READ "${FILE}" sql)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${FILE}")
+  file(CONFIGURE OUTPUT "${OUTPUT}" CONTENT [=[
+// Generated from @FILE@ by cmake/EmbedMigrations.cmake. Do not edit.
+#include "fulfillsync/schema/migrations.hpp"
+
+namespace fulfillsync::schema {
+std::string_view @NAME@_sql() { return R"fulfillsync_sql(@sql@)fulfillsync_sql"; }
+}  // namespace fulfillsync::schema
+]=] @ONLY)
+endfunction()

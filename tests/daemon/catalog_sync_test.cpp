@@ -10,6 +10,7 @@ namespace fulfillsync::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A product as the provider shows it, with the fields the catalog sends.
 struct RemoteVariant {
@@ -283,7 +284,172 @@ TEST_P(CatalogSyncTest, LocalRulesRejectWithReasons) {
   EXPECT_EQ(result_column("state", "BAD-2", "fulfillsync_product_sync"), "created");
 }
 
+// check-config looks at the catalog where push_products reads it: each missing table, column or
+// privilege is one line naming the table; missing change triggers are a warning.
+TEST_P(CatalogSyncTest, CheckConfigNamesEachCatalogProblemInOneLine) {
+  start();
+  auto check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog tables: every table and column push_products reads\n"));
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog change detection: changes are read by "));
+
+  // Without push_products the catalog is not looked at.
+  write_config();
+  check = daemon({"check-config"});
+  EXPECT_THAT(check.stdout_text, Not(HasSubstr("catalog")));
+  write_catalog_config();
+
+  // Edits would be found only by comparing the whole catalog at every pass.
+  execute(on_postgresql() ? "DROP TRIGGER fulfillsync_variants_xid ON fulfillsync_variants"
+                          : "DROP TRIGGER fulfillsync_variants_log_update");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, ::testing::ContainsRegex("\nWARN  catalog change detection: [^\n]*whole catalog[^\n]*"
+                                                          "fix: fulfillsyncd upgrade-source"));
+
+  if (on_postgresql()) {
+    // A role that may not read the variants.
+    execute("DO $$ BEGIN CREATE ROLE catalog_check LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;"
+            "GRANT USAGE ON SCHEMA shop TO catalog_check; GRANT SELECT ON ALL TABLES IN SCHEMA shop TO catalog_check;"
+            "REVOKE SELECT ON fulfillsync_variants FROM catalog_check;");
+    const std::string config = read_file(config_path);
+    std::string as_reader = config;
+    as_reader.replace(as_reader.find(conninfo()), conninfo().size(), conninfo() + " user=catalog_check");
+    write_file(config_path, as_reader);
+    check = daemon({"check-config"});
+    EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+    EXPECT_THAT(check.stdout_text, HasSubstr("\nERROR catalog tables: fulfillsync_variants: the daemon's role may "
+                                             "not read it (GRANT SELECT ON \"shop\".\"fulfillsync_variants\" TO ...)"));
+    write_file(config_path, config);
+  }
+
+  execute("ALTER TABLE fulfillsync_variants DROP COLUMN gtin");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nERROR catalog tables: fulfillsync_variants.gtin: no such column"));
+
+  execute("DROP TABLE fulfillsync_variants");
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, daemon::exit_code::config) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, ::testing::ContainsRegex("\nERROR catalog tables: fulfillsync_variants[^\n]*no such "
+                                                          "table"));
+  EXPECT_THAT(check.stdout_text, Not(HasSubstr("ERROR source tables")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Drivers, CatalogSyncTest, kBothDrivers, driver_name);
+
+// `upgrade-source` adds the catalog's change triggers where the catalog's tables exist, once, and
+// skips them with a note where they do not.
+class CatalogUpgradeTest : public DriverFixture {};
+
+TEST_P(CatalogUpgradeTest, InstallsTheCatalogsTriggersOnceOrSkipsThemWithoutACatalog) {
+  start_sandbox();
+  write_config("", "    push_products: {enabled: true, interval: 50ms}\n");
+  auto check = daemon({"check-config"});
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nWARN  catalog change detection: "));
+
+  const auto first = daemon({"upgrade-source"});
+  ASSERT_EQ(first.exit_status, 0) << first.stdout_text << first.stderr_text;
+  EXPECT_THAT(first.stdout_text, HasSubstr(": catalog change triggers added; push_products reads only what changed"));
+  const auto second = daemon({"upgrade-source"});
+  ASSERT_EQ(second.exit_status, 0) << second.stdout_text << second.stderr_text;
+  EXPECT_THAT(second.stdout_text, HasSubstr(": change log present; nothing to do\n"));
+  EXPECT_THAT(second.stdout_text, HasSubstr(": catalog change triggers present; nothing to do\n"));
+  check = daemon({"check-config"});
+  EXPECT_EQ(check.exit_status, 0) << check.stdout_text << check.stderr_text;
+  EXPECT_THAT(check.stdout_text, HasSubstr("\nOK    catalog change detection: "));
+
+  // A shop without a catalog (and, on SQLite, without the change log yet) still upgrades.
+  if (!on_postgresql()) drop_change_log();
+  execute("DROP TABLE fulfillsync_variants; DROP TABLE fulfillsync_products;");
+  const auto without = daemon({"upgrade-source"});
+  ASSERT_EQ(without.exit_status, 0) << without.stdout_text << without.stderr_text;
+  EXPECT_THAT(without.stdout_text, HasSubstr(on_postgresql() ? ": change log present" : ": change log added"));
+  EXPECT_THAT(without.stdout_text,
+              HasSubstr(": no catalog tables (fulfillsync_products and fulfillsync_variants as tables); catalog "
+                        "change triggers skipped\n"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, CatalogUpgradeTest, kBothDrivers, driver_name);
+
+// On PostgreSQL the catalog is read by transaction id: after one whole pass only what changed is
+// read, a transaction that commits late is read once it commits, and a commit's NOTIFY wakes the job.
+class CatalogChangeOrderTest : public CatalogSyncTest {
+ protected:
+  bool created(const std::string& reference) {
+    try {
+      return result_column("state", reference, "fulfillsync_product_sync") == "created";
+    } catch (const std::runtime_error&) {
+      return false;  // the result tables are not there yet
+    }
+  }
+  static bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 20s) {
+    for (const auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;) {
+      if (done()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return done();
+  }
+  // How often the server's log shows `statement` (log_statement = all on this database).
+  long logged(std::string_view statement) {
+    const std::string log = postgres().log();
+    long count = 0;
+    for (std::size_t at = log.find(statement); at != std::string::npos; at = log.find(statement, at + 1)) ++count;
+    return count;
+  }
+};
+
+TEST_P(CatalogChangeOrderTest, AnIdlePassReadsNoCatalogRowsAndALateCommitIsNotMissed) {
+  start();
+  execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET log_statement = ''all''', current_database()); END $$");
+  insert_products("I", 5);
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for([&] { return created("I-0005"); })) << running->stderr_text();
+  std::this_thread::sleep_for(500ms);  // the first (whole) pass is over
+
+  // Products read with their variants; the change order looked at.
+  constexpr std::string_view kRowsRead = R"(FROM "shop"."fulfillsync_products" AS t WHERE t.reference_id)";
+  constexpr std::string_view kChangesLooked =
+      R"(SELECT t.change_xid::text, t.reference_id FROM "shop"."fulfillsync_products")";
+  const long read = logged(kRowsRead), looked = logged(kChangesLooked);
+  EXPECT_GT(read, 0) << postgres().log();
+  std::this_thread::sleep_for(1s);  // passes every 50 to 100 ms
+  EXPECT_EQ(logged(kRowsRead), read) << "an idle pass read catalog rows";
+  EXPECT_GT(logged(kChangesLooked), looked + 3) << "idle passes did not look for changes";
+
+  // A transaction holds a product uncommitted while a newer one is committed and pushed.
+  PostgresShopConnection late(conninfo() + " options='-c search_path=shop'");
+  late.exec("BEGIN;" + product_sql("LATE", 1));
+  execute(product_sql("NEW", 1));
+  ASSERT_TRUE(wait_for([&] { return created("NEW-0001"); })) << running->stderr_text();
+  std::this_thread::sleep_for(300ms);  // more passes, past NEW's commit
+  late.exec("COMMIT");
+  EXPECT_TRUE(wait_for([&] { return created("LATE-0001"); })) << running->stderr_text();
+  EXPECT_EQ(sandbox_count("products"), 7);
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
+TEST_P(CatalogChangeOrderTest, AnEditIsPushedWhenItsCommitNotifiesThoughTheIntervalIsAnHour) {
+  start();
+  std::string config = read_file(config_path);
+  const std::string every = "push_products: {enabled: true, interval: 50ms";
+  config.replace(config.find(every), every.size(), "push_products: {enabled: true, interval: 1h");
+  write_file(config_path, config);
+  insert_products("W", 2);
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for([&] { return created("W-0002"); })) << running->stderr_text();
+  ASSERT_TRUE(running->wait_for_stderr("listening for changes", 10s)) << running->stderr_text();
+  std::this_thread::sleep_for(500ms);  // the first run is over: the job rests for an hour
+
+  execute("UPDATE fulfillsync_products SET name = 'Woken' WHERE reference_id = 'W-0001'");
+  EXPECT_TRUE(wait_for([&] { return provider_products().at("W-0001").name == "Woken"; }, 5s))
+      << running->stderr_text();
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, CatalogChangeOrderTest, ::testing::Values(Driver::postgresql), driver_name);
 
 // On SQLite only: what follows is about the job, not the database.
 class CatalogJobTest : public CatalogSyncTest {};

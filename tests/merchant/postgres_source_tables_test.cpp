@@ -257,6 +257,78 @@ TEST_F(PostgresSourceTablesTest, ALateCommitBetweenPagesIsNotSkipped) {
   EXPECT_THAT(source->changes_after(SourceKind::orders, position, 100).keys, ::testing::Contains("LATE"));
 }
 
+// --- The catalog's change order (schema/merchant/postgresql/catalog_change_order.sql)
+
+std::string product_sql(const std::string& reference_id) {
+  return fmt::format("INSERT INTO fulfillsync_products (reference_id, name) VALUES ('{0}', 'Product {0}');"
+                     "INSERT INTO fulfillsync_variants (sku, product_reference_id, name) VALUES ('{0}-1', '{0}', 'V');",
+                     reference_id);
+}
+
+TEST_F(PostgresSourceTablesTest, TheCatalogsChangeOrderIsInstalledOnceAndReadsALateCommit) {
+  using CatalogUpgrade = SourceTables::CatalogUpgrade;
+  source->install_change_log();
+  app->exec(product_sql("OLD"));
+  EXPECT_FALSE(source->catalog_change_position()) << "without it, no position: every pass compares the catalog";
+  EXPECT_EQ(source->install_catalog_change_order(), CatalogUpgrade::added);
+  EXPECT_EQ(source->install_catalog_change_order(), CatalogUpgrade::present);  // idempotent
+  const std::optional<std::string> start = source->catalog_change_position();
+  ASSERT_TRUE(start);
+  EXPECT_THAT(source->changes_after(SourceKind::products, "", 100).keys, ElementsAre("OLD"));
+  EXPECT_THAT(source->changes_after(SourceKind::products, *start, 100).keys, IsEmpty());
+
+  // A transaction holds a product uncommitted while a newer one is committed and read.
+  Client late(conninfo());
+  late.exec("BEGIN;" + product_sql("LATE"));
+  app->exec(product_sql("NEW"));
+  ChangedKeys first = source->changes_after(SourceKind::products, *start, 100);
+  EXPECT_THAT(first.keys, ElementsAre("NEW"));
+  late.exec("COMMIT");
+  ChangedKeys second = source->changes_after(SourceKind::products, first.through, 100);
+  EXPECT_THAT(second.keys, ::testing::Contains("LATE"));
+  EXPECT_THAT(source->changes_after(SourceKind::products, second.through, 100).keys, IsEmpty());
+
+  // A variant changed, added or deleted is a change of its product; orders keep their own order.
+  app->exec("UPDATE fulfillsync_variants SET name = 'W' WHERE sku = 'OLD-1'");
+  ChangedKeys edited = source->changes_after(SourceKind::products, second.through, 100);
+  EXPECT_THAT(edited.keys, ElementsAre("OLD"));
+  EXPECT_THAT(source->changes_after(SourceKind::orders, second.through, 100).keys, IsEmpty());
+  app->exec("DELETE FROM fulfillsync_variants WHERE sku = 'NEW-1'");
+  EXPECT_THAT(source->changes_after(SourceKind::products, edited.through, 100).keys, ElementsAre("NEW"));
+
+  // Without the variants' trigger a variant's change would go unseen: no position then.
+  app->exec("DROP TRIGGER fulfillsync_variants_xid ON fulfillsync_variants");
+  EXPECT_FALSE(source->catalog_change_position());
+  EXPECT_EQ(source->install_catalog_change_order(), CatalogUpgrade::added);
+  EXPECT_TRUE(source->catalog_change_position());
+
+  // A shop without a catalog: nothing to install, and nothing fails.
+  app->exec("DROP TABLE fulfillsync_variants; DROP TABLE fulfillsync_products");
+  EXPECT_EQ(source->install_catalog_change_order(), CatalogUpgrade::no_catalog);
+  EXPECT_FALSE(source->catalog_change_position());
+}
+
+TEST_F(PostgresSourceTablesTest, ChecksTheCatalogTablesAndPrivilegesNamingEachTable) {
+  EXPECT_THAT(source->check_catalog_tables(), IsEmpty());
+  app->exec("ALTER TABLE fulfillsync_variants DROP COLUMN gtin");
+  EXPECT_THAT(source->check_catalog_tables(), ElementsAre("fulfillsync_variants.gtin: no such column"));
+
+  app->exec("CREATE ROLE catalog_reader LOGIN; GRANT USAGE ON SCHEMA shop TO catalog_reader;"
+            "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO catalog_reader;"
+            "REVOKE SELECT ON fulfillsync_products FROM catalog_reader;");
+  auto reader_config = config();
+  reader_config.postgresql.connection += " user=catalog_reader";
+  PostgresConnection reader(reader_config);
+  EXPECT_THAT(PostgresSourceTables(reader).check_catalog_tables(),
+              ElementsAre("fulfillsync_products: the daemon's role may not read it (GRANT SELECT ON "
+                          "\"shop\".\"fulfillsync_products\" TO ...)",
+                          "fulfillsync_variants.gtin: no such column"));
+
+  app->exec("DROP TABLE fulfillsync_variants");
+  EXPECT_THAT(source->check_catalog_tables(), ElementsAre("fulfillsync_variants: no such table or view in schema shop"));
+  EXPECT_THAT(source->check_source_tables(), IsEmpty()) << "the orders' contract does not include the catalog";
+}
+
 // --- Failures are MerchantDatabaseError with the server's message
 
 TEST_F(PostgresSourceTablesTest, AStatementWaitingPastTheTimeoutFailsWithTheServersMessage) {

@@ -6,7 +6,7 @@
 
 namespace fulfillsync::merchant {
 
-std::vector<Finding> check_postgres_merchant_database(const config::MerchantConfig& config) {
+std::vector<Finding> check_postgres_merchant_database(const config::MerchantConfig& config, bool catalog) {
   using Level = Finding::Level;
   std::vector<Finding> findings;
   std::unique_ptr<PostgresMerchantDatabase> db;
@@ -36,6 +36,30 @@ std::vector<Finding> check_postgres_merchant_database(const config::MerchantConf
                                       kOrdersTable, kReturnsTable,
                                       std::chrono::duration_cast<std::chrono::seconds>(config.look_back).count())});
     }
+    if (catalog) {
+      const auto catalog_problems = db->source().check_catalog_tables();
+      for (const auto& problem : catalog_problems) {
+        findings.push_back({Level::error, "catalog tables",
+                            problem + "; push_products reads it: create it as in schema/merchant/postgresql/"
+                                      "source_tables.sql, or a view of that name over the shop's catalog, and GRANT "
+                                      "SELECT on it (schema/merchant/README.md, Catalog)"});
+      }
+      if (catalog_problems.empty()) {
+        findings.push_back({Level::ok, "catalog tables", "every table and column push_products reads"});
+        if (db->source().catalog_change_position()) {
+          findings.push_back({Level::ok, "catalog change detection",
+                              "changes are read by transaction id (change_xid), and a commit's NOTIFY wakes "
+                              "push_products"});
+        } else {
+          findings.push_back({Level::warning, "catalog change detection",
+                              fmt::format("no change_xid on {} with its triggers: the daemon cannot tell what "
+                                          "changed, so each push_products pass reads and compares the whole catalog "
+                                          "and a catalog commit does not wake it; fix: fulfillsyncd upgrade-source "
+                                          "(schema/merchant/postgresql/catalog_change_order.sql)",
+                                          kProductsTable)});
+        }
+      }
+    }
     const std::string subject = fmt::format("result tables (schema {}, prefix {})", config.postgresql.result_schema,
                                             config.result_table_prefix);
     const int newest = static_cast<int>(schema::merchant_postgresql_result_migrations().size());
@@ -62,10 +86,10 @@ std::vector<Finding> check_postgres_merchant_database(const config::MerchantConf
   return findings;
 }
 
-std::vector<Finding> check_merchant_database(const config::MerchantConfig& config) {
+std::vector<Finding> check_merchant_database(const config::MerchantConfig& config, bool catalog) {
   switch (config.driver) {
-    case config::MerchantDriver::sqlite: return check_sqlite_merchant_database(config);
-    case config::MerchantDriver::postgresql: return check_postgres_merchant_database(config);
+    case config::MerchantDriver::sqlite: return check_sqlite_merchant_database(config, catalog);
+    case config::MerchantDriver::postgresql: return check_postgres_merchant_database(config, catalog);
   }
   return {};
 }

@@ -191,20 +191,20 @@ std::pair<std::string, std::vector<PgParam>> after_position(const XidPosition& p
 
 constexpr std::string_view kHorizonSql = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text";
 
-}  // namespace
-
-std::vector<std::string> PostgresSourceTables::check_source_tables() {
-  const auto contract = source_contract();
+// Problems with the tables of `contract` in the source schema: a table or view missing, one the
+// role may not read, a column missing, one line each naming the table.
+std::vector<std::string> contract_problems(PostgresConnection& connection, std::string_view task,
+                                           const std::vector<ContractTable>& contract) {
   std::vector<std::string> names;
   for (const ContractTable& table : contract) names.emplace_back(table.name);
   // pg_catalog rather than information_schema, which hides what the role may not read.
-  const PgResult found = connection_.run(
-      "checking the source tables",
+  const PgResult found = connection.run(
+      task,
       "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), has_table_privilege(c.oid, 'SELECT') "
       "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
       "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
       "WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')",
-      {connection_.source_schema(), text_array(names)});
+      {connection.source_schema(), text_array(names)});
   std::map<std::string, std::map<std::string, std::string>, std::less<>> columns;  // table -> column -> type
   std::set<std::string, std::less<>> readable;
   for (int r = 0; r < found.rows(); ++r) {
@@ -215,12 +215,12 @@ std::vector<std::string> PostgresSourceTables::check_source_tables() {
   for (const ContractTable& table : contract) {
     const auto held = columns.find(table.name);
     if (held == columns.end()) {
-      problems.push_back(fmt::format("{}: no such table or view in schema {}", table.name, connection_.source_schema()));
+      problems.push_back(fmt::format("{}: no such table or view in schema {}", table.name, connection.source_schema()));
       continue;
     }
     if (!readable.contains(table.name)) {
       problems.push_back(fmt::format("{}: the daemon's role may not read it (GRANT SELECT ON {} TO ...)", table.name,
-                                     connection_.source_table(table.name)));
+                                     connection.source_table(table.name)));
     }
     for (std::string_view column : table.columns) {
       const auto type = held->second.find(std::string(column));
@@ -232,6 +232,16 @@ std::vector<std::string> PostgresSourceTables::check_source_tables() {
     }
   }
   return problems;
+}
+
+}  // namespace
+
+std::vector<std::string> PostgresSourceTables::check_source_tables() {
+  return contract_problems(connection_, "checking the source tables", source_contract());
+}
+
+std::vector<std::string> PostgresSourceTables::check_catalog_tables() {
+  return contract_problems(connection_, "checking the catalog's tables", catalog_contract());
 }
 
 std::uint64_t PostgresSourceTables::change_counter() {
@@ -386,6 +396,46 @@ std::vector<ProductRow> PostgresSourceTables::read_products(std::span<const std:
   const std::string sql = select_rows_sql<ProductRow>(connection_, "t.reference_id = ANY($1::text[])");
   const PgParam params[] = {text_array(reference_ids)};
   return read_catalog(connection_, sql, params);
+}
+
+namespace {
+
+// Whether the catalog keeps its change order: change_xid (xid8) on the products, and where the
+// catalog is tables, the triggers that write it when a product or a variant changes (without the
+// variants' one, a variant's change would go unseen). Views are trusted to expose it as documented.
+constexpr std::string_view kCatalogChangeOrderSql = R"(
+SELECT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = to_regclass($1::text) AND a.attname = 'change_xid'
+               AND a.attnum > 0 AND NOT a.attisdropped AND a.atttypid = 'xid8'::regtype)
+   AND NOT EXISTS (SELECT 1 FROM (VALUES (to_regclass($1::text), 'fulfillsync_products_xid'),
+                                         (to_regclass($2::text), 'fulfillsync_variants_xid')) AS w(rel, trigger)
+                   JOIN pg_class c ON c.oid = w.rel
+                   WHERE c.relkind IN ('r', 'p') AND NOT EXISTS (
+                     SELECT 1 FROM pg_trigger t WHERE t.tgrelid = w.rel AND t.tgname = w.trigger AND t.tgenabled <> 'D')),
+       pg_snapshot_xmin(pg_current_snapshot())::text)";
+
+}  // namespace
+
+std::optional<std::string> PostgresSourceTables::catalog_change_position() {
+  const PgResult found =
+      connection_.run("looking for the catalog's change order", std::string(kCatalogChangeOrderSql),
+                      {connection_.source_table(kProductsTable), connection_.source_table(kVariantsTable)});
+  if (found.text(0, 0) != "t") return std::nullopt;
+  return found.text(0, 1);
+}
+
+SourceTables::CatalogUpgrade PostgresSourceTables::install_catalog_change_order() {
+  const std::string task = "installing the catalog's change order (schema/merchant/postgresql/catalog_change_order.sql)";
+  return connection_.in_transaction(task, PostgresConnection::Transaction::write, [&] {
+    const PgResult tables = connection_.run(
+        task, "SELECT count(*) FROM pg_class WHERE oid IN (to_regclass($1::text), to_regclass($2::text)) AND relkind IN ('r', 'p')",
+        {connection_.source_table(kProductsTable), connection_.source_table(kVariantsTable)});
+    if (tables.integer(0, 0) != 2) return CatalogUpgrade::no_catalog;
+    const bool missing = !catalog_change_position();
+    // The script names the tables unqualified: they are in the source schema.
+    connection_.run(task, "SELECT set_config('search_path', $1, true)", {sql_name(connection_.source_schema())});
+    connection_.run_script(task, std::string(schema::merchant_postgresql_catalog_change_order_sql()));
+    return missing ? CatalogUpgrade::added : CatalogUpgrade::present;
+  });
 }
 
 }  // namespace fulfillsync::merchant

@@ -47,10 +47,17 @@ class PostgresSourceTables final : public SourceTables {
   bool changes_forgotten_after(SourceKind kind, std::string_view after) override;
   // schema/merchant/postgresql/change_order/, in one transaction in the source schema.
   bool install_change_log() override;
-  // The catalog, compared whole each pass (its xid8 column and NOTIFY wake the daemon's listener;
-  // no catalog position is kept, so every pass reads).
+  // The catalog. Its change order is the orders' (above), on fulfillsync_products
+  // (schema/merchant/postgresql/catalog_change_order.sql): changes_after(SourceKind::products) gives
+  // the products written, or whose variants were written, at or after a position, however late
+  // their transaction commits.
+  std::vector<std::string> check_catalog_tables() override;
   std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit) override;
   std::vector<ProductRow> read_products(std::span<const std::string> reference_ids) override;
+  // The snapshot's horizon, where the catalog keeps its change order.
+  std::optional<std::string> catalog_change_position() override;
+  // catalog_change_order.sql in the source schema, where both catalog tables are tables.
+  CatalogUpgrade install_catalog_change_order() override;
 
  private:
   PostgresConnection& connection_;

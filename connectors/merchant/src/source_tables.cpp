@@ -13,6 +13,9 @@ bool SourceTables::install_change_log() { no_change_log(); }
 std::int64_t SourceTables::forget_changes_through(SourceKind, std::string_view, std::size_t) { no_change_log(); }
 bool SourceTables::changes_forgotten_after(SourceKind, std::string_view) { no_change_log(); }
 
+std::vector<std::string> SourceTables::check_catalog_tables() {
+  return {"this merchant database does not read the catalog"};
+}
 std::vector<ProductRow> SourceTables::read_products(std::string_view, std::size_t) {
   throw MerchantDatabaseError("this merchant database does not read the catalog");
 }
@@ -21,5 +24,6 @@ std::vector<ProductRow> SourceTables::read_products(std::span<const std::string>
 }
 std::optional<std::string> SourceTables::catalog_change_position() { return std::nullopt; }
 void SourceTables::forget_catalog_changes_through(std::string_view) {}
+SourceTables::CatalogUpgrade SourceTables::install_catalog_change_order() { no_change_log(); }
 
 }  // namespace fulfillsync::merchant

@@ -53,6 +53,31 @@ void check_change_detection(SQLite::Database& db, std::vector<Finding>& findings
   }
 }
 
+// The catalog's tables, where push_products reads them, and whether its change log sees their changes.
+void check_catalog(SQLite::Database& db, std::vector<Finding>& findings) {
+  const auto problems = contract_problems(db, catalog_contract());
+  for (const auto& problem : problems) {
+    findings.push_back({Level::error, "catalog tables",
+                        problem + "; push_products reads it: create it as in schema/merchant/source_tables.sql, or a "
+                                  "view of that name over the shop's catalog (schema/merchant/README.md, Catalog)"});
+  }
+  if (!problems.empty()) return;
+  findings.push_back({Level::ok, "catalog tables", "every table and column push_products reads"});
+  if (object_type(db, kProductsTable) == "view" || object_type(db, kVariantsTable) == "view") {
+    findings.push_back({Level::ok, "catalog change detection",
+                        "views (they cannot carry the change log's triggers): each push_products pass reads and "
+                        "compares the whole catalog"});
+  } else if (object_type(db, "fulfillsync_changes") != "table" || !catalog_change_log_installed(db)) {
+    findings.push_back({Level::warning, "catalog change detection",
+                        "the change log's catalog triggers are missing: the daemon cannot tell what changed, so "
+                        "each push_products pass reads and compares the whole catalog; fix: fulfillsyncd "
+                        "upgrade-source (schema/merchant/catalog_change_log.sql)"});
+  } else {
+    findings.push_back({Level::ok, "catalog change detection",
+                        "changes are read by the change log (fulfillsync_changes)"});
+  }
+}
+
 void check_result_tables(SQLite::Database& db, const config::MerchantConfig& config, std::vector<Finding>& findings) {
   const std::string subject = fmt::format("result tables (prefix {})", config.result_table_prefix);
   const ResultMigrations migrations(config.result_table_prefix, schema::merchant_result_migrations());
@@ -139,7 +164,7 @@ std::string select_column(SQLite::Database& db, std::string_view table, std::str
   return std::string(alias) + "." + quoted(column);
 }
 
-std::vector<std::string> source_contract_problems(SQLite::Database& db) {
+std::vector<std::string> contract_problems(SQLite::Database& db, const std::vector<ContractTable>& contract) {
   std::vector<std::string> problems;
   const auto check = [&](std::string_view table, std::vector<std::string_view> columns) {
     for (std::string_view column : columns) {
@@ -153,11 +178,20 @@ std::vector<std::string> source_contract_problems(SQLite::Database& db) {
       }
     }
   };
-  for (const ContractTable& table : source_contract()) check(table.name, table.columns);
+  for (const ContractTable& table : contract) check(table.name, table.columns);
   return problems;
 }
 
-std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config) {
+bool catalog_change_log_installed(SQLite::Database& db) {
+  SQLite::Statement triggers(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ("
+                                 "'fulfillsync_products_log_insert', 'fulfillsync_products_log_update', "
+                                 "'fulfillsync_products_log_delete', 'fulfillsync_variants_log_insert', "
+                                 "'fulfillsync_variants_log_update', 'fulfillsync_variants_log_delete')");
+  triggers.executeStep();
+  return triggers.getColumn(0).getInt() == 6;
+}
+
+std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig& config, bool catalog) {
   const std::filesystem::path& path = config.sqlite.path;
   std::vector<Finding> findings;
   std::error_code error;
@@ -175,7 +209,7 @@ std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig
     findings.push_back({Level::ok, "merchant.sqlite.path", fmt::format("{} opens (read-only)", path.string())});
     check_writable(path, findings);
 
-    const auto problems = source_contract_problems(db);
+    const auto problems = contract_problems(db, source_contract());
     for (const auto& problem : problems) {
       findings.push_back({Level::error, "source tables",
                           problem + "; fix: create it as in schema/merchant/source_tables.sql, or a view of that "
@@ -183,6 +217,7 @@ std::vector<Finding> check_sqlite_merchant_database(const config::MerchantConfig
     }
     if (problems.empty()) findings.push_back({Level::ok, "source tables", "every table and column of the contract"});
     check_change_detection(db, findings);
+    if (catalog) check_catalog(db, findings);
     check_result_tables(db, config, findings);
   } catch (const std::exception& e) {
     findings.push_back({Level::error, "merchant.sqlite.path", fmt::format("{}: {}", path.string(), e.what())});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "result_migrations.hpp"
+#include "source_assembly.hpp"
 
 namespace SQLite {
 class Database;
@@ -13,8 +14,13 @@ class Database;
 
 namespace fulfillsync::merchant {
 
-// Problems with the source tables (a table or column of the contract missing), one line each.
-std::vector<std::string> source_contract_problems(SQLite::Database& db);
+// Problems with the tables of `contract` (source_contract() or catalog_contract()): a table or
+// column missing, one line each naming the table.
+std::vector<std::string> contract_problems(SQLite::Database& db, const std::vector<ContractTable>& contract);
+
+// Whether every trigger of schema/merchant/catalog_change_log.sql is there, so that the change log
+// sees each change to the catalog.
+bool catalog_change_log_installed(SQLite::Database& db);
 
 // Whether `table` (a table or a view) has `column`: an optional column of the contract
 // (source_rows.hpp, Column::optional) is read as NULL where it has not.

@@ -80,7 +80,8 @@ std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
 
 }  // namespace
 
-std::vector<std::string> SqliteSourceTables::check_source_tables() { return source_contract_problems(db()); }
+std::vector<std::string> SqliteSourceTables::check_source_tables() { return contract_problems(db(), source_contract()); }
+std::vector<std::string> SqliteSourceTables::check_catalog_tables() { return contract_problems(db(), catalog_contract()); }
 
 std::uint64_t SqliteSourceTables::change_counter() {
   return connection_.guarded("data_version", [&] {
@@ -364,22 +365,11 @@ std::vector<ProductRow> SqliteSourceTables::read_products(std::span<const std::s
 }
 
 std::optional<std::string> SqliteSourceTables::catalog_change_position() {
-  return connection_.guarded("reading the catalog's change log", [&]() -> std::optional<std::string> {
-    if (!change_log_exists(db())) return std::nullopt;
-    // Only with every trigger of catalog_change_log.sql does the log see every change to the
-    // catalog; the orders' log alone says nothing of it.
-    SQLite::Statement triggers(db(), "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ("
-                                     "'fulfillsync_products_log_insert', 'fulfillsync_products_log_update', "
-                                     "'fulfillsync_products_log_delete', 'fulfillsync_variants_log_insert', "
-                                     "'fulfillsync_variants_log_update', 'fulfillsync_variants_log_delete')");
-    triggers.executeStep();
-    if (triggers.getColumn(0).getInt() != 6) return std::nullopt;
-    SQLite::Statement query(db(), fmt::format("SELECT coalesce(max(seq), '') FROM {} WHERE source_table = ?1",
-                                              sql_name(kChangeLogTable)));
-    query.bind(1, std::string(kProductsTable));
-    query.executeStep();
-    return query.getColumn(0).getString();
+  const bool logged = connection_.guarded("looking for the catalog's change log", [&] {
+    return change_log_exists(db()) && catalog_change_log_installed(db());
   });
+  if (!logged) return std::nullopt;
+  return change_log_end(SourceKind::products);
 }
 
 void SqliteSourceTables::forget_catalog_changes_through(std::string_view position) {
@@ -394,5 +384,20 @@ void SqliteSourceTables::forget_catalog_changes_through(std::string_view positio
   });
 }
 
+SourceTables::CatalogUpgrade SqliteSourceTables::install_catalog_change_order() {
+  const std::string task = "installing the catalog's change log (schema/merchant/catalog_change_log.sql)";
+  return connection_.in_write_transaction(task, [&] {
+    SQLite::Statement tables(db(), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2)");
+    tables.bind(1, std::string(kProductsTable));
+    tables.bind(2, std::string(kVariantsTable));
+    tables.executeStep();
+    if (tables.getColumn(0).getInt() != 2) return CatalogUpgrade::no_catalog;
+    // SQLite would take triggers into a log that is not there, and the shop's next write would fail.
+    if (!change_log_exists(db())) throw MerchantDatabaseError(fmt::format("{}: the change log is not installed", task));
+    const bool missing = !catalog_change_log_installed(db());
+    db().exec(std::string(schema::merchant_catalog_change_log_sql()));
+    return missing ? CatalogUpgrade::added : CatalogUpgrade::present;
+  });
+}
 
 }  // namespace fulfillsync::merchant

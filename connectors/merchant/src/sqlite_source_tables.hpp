@@ -32,12 +32,16 @@ class SqliteSourceTables final : public SourceTables {
   // The change log of schema/merchant/change_log/, in one IMMEDIATE transaction: the shop
   // application's writes wait for it (busy_timeout), then are logged.
   bool install_change_log() override;
+  std::vector<std::string> check_catalog_tables() override;
   std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit) override;
   std::vector<ProductRow> read_products(std::span<const std::string> reference_ids) override;
-  // The change log's catalog entries (schema/merchant/catalog_change_log.sql), where all of its
-  // triggers are installed; nothing otherwise (the orders' change log alone does not see the catalog).
+  // The change log's position (change_log_end) where every trigger of
+  // schema/merchant/catalog_change_log.sql is installed; nothing otherwise (the orders' change log
+  // alone does not see the catalog).
   std::optional<std::string> catalog_change_position() override;
   void forget_catalog_changes_through(std::string_view position) override;
+  // catalog_change_log.sql where both catalog tables are tables (a view has no triggers).
+  CatalogUpgrade install_catalog_change_order() override;
 
  private:
   SQLite::Database& db() { return connection_.db(); }

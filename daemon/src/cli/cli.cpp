@@ -195,8 +195,9 @@ int resync_command(const CommandLine& line) {
   return exit_code::ok;
 }
 
-// Adds the change log to the merchant's source tables (schema/merchant/README.md). Safe beside the
-// shop application and a running daemon; running it again changes nothing.
+// Adds the change log to the merchant's source tables, then the catalog's change triggers where the
+// catalog's tables exist (schema/merchant/README.md). Safe beside the shop application and a running
+// daemon; running it again changes nothing.
 int upgrade_source(const CommandLine& line) {
   auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
@@ -206,6 +207,22 @@ int upgrade_source(const CommandLine& line) {
     std::cout << (added ? fmt::format("{}: change log added; the daemon reads by it from its next start\n",
                                       merchant->describe())
                         : fmt::format("{}: change log present; nothing to do\n", merchant->describe()));
+    using CatalogUpgrade = merchant::SourceTables::CatalogUpgrade;
+    switch (merchant->source().install_catalog_change_order()) {
+      case CatalogUpgrade::added:
+        std::cout << fmt::format("{}: catalog change triggers added; push_products reads only what changed from "
+                                 "its next pass\n",
+                                 merchant->describe());
+        break;
+      case CatalogUpgrade::present:
+        std::cout << fmt::format("{}: catalog change triggers present; nothing to do\n", merchant->describe());
+        break;
+      case CatalogUpgrade::no_catalog:
+        std::cout << fmt::format("{}: no catalog tables (fulfillsync_products and fulfillsync_variants as tables); "
+                                 "catalog change triggers skipped\n",
+                                 merchant->describe());
+        break;
+    }
   } catch (const merchant::MerchantDatabaseError& e) {
     spdlog::critical("{}", e.what());
     return exit_code::unavailable;
@@ -319,13 +336,16 @@ constexpr std::array kSubcommands = {
     Subcommand{Command::check_config, "check-config", "check-config [--online]",
                "  check-config [--online]\n"
                "                        check what run would meet, writing nothing: the file, the merchant\n"
-               "                        database (read-only: source tables, their change log, the result tables),\n"
-               "                        the checkpoint store's directory, the token file and sync.orders_since; one\n"
+               "                        database (read-only: source tables, their change log, the catalog's\n"
+               "                        tables and triggers where push_products is on, the result tables), the\n"
+               "                        checkpoint store's directory, the token file and sync.orders_since; one\n"
                "                        line per check, OK, WARN or ERROR with the fix; --online also asks the\n"
                "                        provider (GET /channel) and shows the channel it would use\n",
                "Checks what run would meet, writing nothing: the file, the merchant database (read-only: source\n"
-               "tables, their index, the result tables), the checkpoint store's directory, the token file and\n"
-               "sync.orders_since. One line per check, OK, WARN or ERROR with the fix.\n"
+               "tables, their change log, the catalog's tables and change triggers where push_products is on,\n"
+               "the result tables), the checkpoint store's directory, the token file and sync.orders_since. One\n"
+               "line per check, OK, WARN or ERROR with the fix; a missing table, column or privilege is one\n"
+               "line naming the table.\n"
                "\n"
                "Options:\n"
                "      --online           also ask the provider (GET /channel) and show the channel it would use\n"
@@ -333,14 +353,20 @@ constexpr std::array kSubcommands = {
                "Exit status: 0 no errors (warnings allowed); 78 an error.\n"},
     Subcommand{Command::upgrade_source, "upgrade-source", "upgrade-source",
                "  upgrade-source        add the change log and its triggers to the merchant's source tables\n"
-               "                        (schema/merchant/change_log/), so changes are found whatever the clock\n"
-               "                        says; one transaction, safe while the shop writes; running it again\n"
-               "                        changes nothing (SQLite tables only, not views)\n",
-               "Adds the change log and its triggers to the merchant's source tables\n"
-               "(schema/merchant/change_log/), so that the daemon finds changes by a sequence the database\n"
-               "assigns, whatever the merchant server's clock says. One transaction, safe while the shop\n"
-               "application writes and beside a running daemon, which reads by the log from its next start.\n"
-               "Running it again changes nothing. SQLite source tables only: a view has no triggers.\n"
+               "                        (SQLite: schema/merchant/change_log/; PostgreSQL: the change order), and\n"
+               "                        the catalog's change triggers where the catalog's tables exist, so\n"
+               "                        changes are found whatever the clock says; safe while the shop writes;\n"
+               "                        running it again changes nothing (tables only, not views)\n",
+               "Adds the change log and its triggers to the merchant's source tables (SQLite:\n"
+               "schema/merchant/change_log/; PostgreSQL: schema/merchant/postgresql/change_order/), so that\n"
+               "the daemon finds changes by a sequence the database assigns, whatever the merchant server's\n"
+               "clock says. Then, where fulfillsync_products and fulfillsync_variants are tables, the\n"
+               "catalog's change triggers (schema/merchant/catalog_change_log.sql, or\n"
+               "postgresql/catalog_change_order.sql), so that push_products reads only what changed; without\n"
+               "catalog tables it notes that it skipped them. Each in one transaction, safe while the shop\n"
+               "application writes and beside a running daemon, which reads by the log from its next start\n"
+               "(push_products from its next pass). Running it again changes nothing. Tables only: a view has\n"
+               "no triggers.\n"
                "\n"
                "Exit status: 0 added or already present; 69 the merchant database cannot be written; 78\n"
                "configuration error.\n"},

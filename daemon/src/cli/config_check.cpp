@@ -155,7 +155,9 @@ std::vector<ConfigCheck> check_configuration(const config::Config& config, bool 
   checks.push_back({Level::ok, "configuration", config.source.string() + " loads"});
   for (const auto& note : config.notes) checks.push_back({Level::ok, "note", note});
 
-  for (const auto& finding : merchant::check_merchant_database(config.merchant)) {
+  // Only push_products reads the catalog (pull_stock's SKU map is a result table).
+  const bool catalog = config.sync.push_products.enabled;
+  for (const auto& finding : merchant::check_merchant_database(config.merchant, catalog)) {
     const Level level = finding.level == merchant::Finding::Level::error     ? Level::error
                         : finding.level == merchant::Finding::Level::warning ? Level::warning
                                                                              : Level::ok;

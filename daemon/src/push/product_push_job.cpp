@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -81,43 +82,66 @@ asio::awaitable<JobRun> ProductPushJob::run() {
 
 bool ProductPushJob::compare_catalog() {
   if (!in_pass_) {
+    // Asked at every run: triggers installed or dropped while the daemon runs are followed.
     const std::optional<std::string> position = source_.catalog_change_position();
-    if (position && compared_through_ && *position == *compared_through_) return false;
+    if (!position) {
+      compared_through_.reset();  // nothing tells what changed: the whole catalog, every pass
+    } else if (compared_through_) {
+      return compare_changes();
+    }
+    // Whole: the first pass, or every pass without a change order. What commits from `position` on
+    // is read by the next comparison of changes.
     in_pass_ = true;
     pass_position_ = position;
     pass_after_.clear();
-    pass_held_ = false;
+    held_.clear();  // the pass offers them again
   }
   for (int page = 0; page < kPagesPerRun; ++page) {
     const std::vector<merchant::ProductRow> rows = source_.read_products(pass_after_, kPageSize);
-    // The versions the ledger holds, a few statements a page: a product it holds is looked at
-    // further only when its version differs (the latest update's, else the create's).
-    std::vector<std::string> keys;
-    for (const merchant::ProductRow& row : rows) keys.push_back(row.reference_id);
-    const auto created = context_.ledger.hashes(LedgerKind::product_create, keys);
-    const auto updated = context_.ledger.hashes(LedgerKind::product_update, keys);
-    auto batch = context_.ledger.batch();
-    for (const merchant::ProductRow& row : rows) {
-      const auto update = updated.find(row.reference_id);
-      const auto create = created.find(row.reference_id);
-      const std::string* held = update != updated.end() ? &update->second
-                                : create != created.end() ? &create->second
-                                                          : nullptr;
-      if (held == nullptr || *held != row.content_hash) take(row);
-    }
-    batch.commit();
+    compare(rows);
     if (!rows.empty()) pass_after_ = rows.back().reference_id;
     if (rows.size() < kPageSize) {
       in_pass_ = false;
-      // A version held back behind a send is offered by the next pass, which the log must not skip.
-      if (!pass_held_) {
-        if (pass_position_) source_.forget_catalog_changes_through(*pass_position_);
-        compared_through_ = pass_position_ ? std::optional<std::string>("") : std::nullopt;
-      }
+      if (pass_position_) source_.forget_catalog_changes_through(*pass_position_);
+      compared_through_ = pass_position_;
       return false;
     }
   }
   return true;
+}
+
+bool ProductPushJob::compare_changes() {
+  const merchant::ChangedKeys changes = source_.changes_after(kProducts, *compared_through_, kPageSize);
+  std::set<std::string> keys(changes.keys.begin(), changes.keys.end());
+  // Versions held back behind a send are offered again: the position moves on without them.
+  keys.merge(held_);
+  held_.clear();
+  if (!keys.empty()) {
+    const std::vector<std::string> reading(keys.begin(), keys.end());
+    compare(source_.read_products(reading));
+  }
+  if (changes.entries > 0) source_.forget_catalog_changes_through(changes.through);
+  compared_through_ = changes.through;
+  return changes.more;
+}
+
+void ProductPushJob::compare(const std::vector<merchant::ProductRow>& rows) {
+  // The versions the ledger holds, a few statements a page: a product it holds is looked at
+  // further only when its version differs (the latest update's, else the create's).
+  std::vector<std::string> keys;
+  for (const merchant::ProductRow& row : rows) keys.push_back(row.reference_id);
+  const auto created = context_.ledger.hashes(LedgerKind::product_create, keys);
+  const auto updated = context_.ledger.hashes(LedgerKind::product_update, keys);
+  auto batch = context_.ledger.batch();
+  for (const merchant::ProductRow& row : rows) {
+    const auto update = updated.find(row.reference_id);
+    const auto create = created.find(row.reference_id);
+    const std::string* held = update != updated.end() ? &update->second
+                              : create != created.end() ? &create->second
+                                                        : nullptr;
+    if (held == nullptr || *held != row.content_hash) take(row);
+  }
+  batch.commit();
 }
 
 void ProductPushJob::take(const merchant::ProductRow& row) {
@@ -134,7 +158,7 @@ void ProductPushJob::take(const merchant::ProductRow& row) {
           spdlog::warn("product {} rejected: {}", text::printable(key), built.problems);
         }
         break;
-      case Offer::held: pass_held_ = true; break;
+      case Offer::held: held_.insert(key); break;
       case Offer::unchanged:
       case Offer::already_sent: break;  // not for a create that is not created
     }
@@ -143,7 +167,7 @@ void ProductPushJob::take(const merchant::ProductRow& row) {
   const auto update = ledger.find(LedgerKind::product_update, key);
   if ((update ? update->content_hash : create->content_hash) == row.content_hash) return;
   if (update && (update->state == LedgerState::in_flight || update->state == LedgerState::unknown)) {
-    pass_held_ = true;  // the update under way settles first; this version follows it
+    held_.insert(key);  // the update under way settles first; this version follows it
     return;
   }
   // What the provider has: the create's body, or the latest update applied (or, while one waits,

@@ -2,9 +2,11 @@
 // push_products: the catalog (fulfillsync_products with fulfillsync_variants) at the provider,
 // each product created once and then kept up to date, over the outbound ledger as orders are
 // (push_job.hpp). Each run:
-//   1. compares the catalog with the ledger, a page of products at a time, by content hash (the
-//      whole catalog each pass, so no change can hide behind a clock; a pass is skipped while the
-//      catalog's change log, where there is one, has nothing new). A product the provider does not
+//   1. compares the catalog with the ledger, a page of products at a time, by content hash: the
+//      whole catalog at the first run, then only the products the catalog's change order (SQLite:
+//      the change log; PostgreSQL: transaction ids, so a late commit is read once it commits) says
+//      changed since; without a change order, the whole catalog each pass, so no change can hide
+//      behind a clock. A product the provider does not
 //      have yet is offered as `product_create` (its POST /product body with its variants); a
 //      created product that changed as `product_update` (the version the provider has, and the new
 //      one). A version that fails the local rules is rejected with its reasons;
@@ -18,6 +20,7 @@
 //      removed at the merchant is never deleted at the provider: the product's note says so;
 //   4. writes `{prefix}product_sync`.
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,10 +36,17 @@ class ProductPushJob final : public PushJob {
   std::string_view name() const override { return "push_products"; }
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override;
+  // Whether a run reads only what changed (the catalog keeps a change order and has been compared
+  // whole once): a word that the source tables changed is then worth a run.
+  bool follows_changes() const { return compared_through_.has_value(); }
 
  private:
-  // Step 1: up to a few pages of the catalog compared with the ledger; whether more wait.
+  // Step 1: up to a few pages of the catalog compared with the ledger, or the products changed
+  // since the last comparison; whether more wait.
   bool compare_catalog();
+  bool compare_changes();
+  // Offers the rows whose version the ledger does not hold (in one ledger batch).
+  void compare(const std::vector<merchant::ProductRow>& rows);
   // Offers one product's current version (in the caller's ledger batch).
   void take(const merchant::ProductRow& row);
   boost::asio::awaitable<void> reconcile(JobRun& run);
@@ -51,14 +61,16 @@ class ProductPushJob final : public PushJob {
   std::string failpoint_name(std::string_view step) const;
 
   merchant::SourceTables& source_;
-  // The pass over the catalog under way: the change log's position when it began (nothing without
-  // a log), and the last product compared.
+  // The whole pass over the catalog under way: the change order's position when it began (nothing
+  // without one), and the last product compared.
   bool in_pass_ = false;
   std::optional<std::string> pass_position_;
   std::string pass_after_;
-  bool pass_held_ = false;  // a version waited for a send to settle: the pass is not complete
-  // The position of the last complete pass: the same position again means nothing changed since.
+  // Where the changes not compared yet begin, once a whole pass has ended (nothing before, or
+  // without a change order). Kept in memory: a start compares the whole catalog once.
   std::optional<std::string> compared_through_;
+  // Products whose new version waited for a send to settle: compared again at the next run.
+  std::set<std::string> held_;
 };
 
 }  // namespace fulfillsync::daemon

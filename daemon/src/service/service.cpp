@@ -137,9 +137,10 @@ void Service::add_push_jobs() {
   const auto& sync = config_.sync;
   // Before the orders: in a run, a new SKU reaches the provider as a product before its orders do.
   if (sync.push_products.enabled) {
-    scheduler_->add(std::make_unique<ProductPushJob>(context_for("push_products"), sync.push_products,
-                                                     merchant_->source()),
-                    sync.push_products.interval);
+    auto products = std::make_unique<ProductPushJob>(context_for("push_products"), sync.push_products,
+                                                     merchant_->source());
+    products_job_ = products.get();
+    scheduler_->add(std::move(products), sync.push_products.interval);
   }
   if (sync.push_orders.enabled) {
     scheduler_->add(std::make_unique<CreatePushJob>(LedgerKind::order_create, context_for("push_orders"),
@@ -374,10 +375,15 @@ asio::awaitable<void> Service::report_progress() {
 }
 
 asio::awaitable<void> Service::wake_on_changes() {
-  // The jobs that read the source tables.
-  // Not push_products: a notification does not say which table changed, and a pass compares the
-  // whole catalog; it keeps its own interval.
-  static constexpr std::array<std::string_view, 3> kReaders = {"push_orders", "push_cancels", "push_returns"};
+  // The jobs that read the source tables. push_products only while it reads what changed: a
+  // notification does not say which table changed, and without the catalog's change order a run
+  // compares the whole catalog (its interval paces that).
+  static constexpr std::array<std::string_view, 4> kReaders = {"push_orders", "push_cancels", "push_returns",
+                                                               "push_products"};
+  const auto wake_readers = [&] {
+    const bool products = products_job_ != nullptr && products_job_->follows_changes();
+    scheduler_->wake(std::span(kReaders).first(products ? 4 : 3));
+  };
   bool listened = false;
   while (!stopping_) {
     const auto event = co_await changes_->next();
@@ -391,9 +397,9 @@ asio::awaitable<void> Service::wake_on_changes() {
         // The server answers: the jobs' connection need not wait out its back-off to open again.
         merchant_->reopen_without_delay();
         // What changed while nobody listened went unheard.
-        scheduler_->wake(kReaders);
+        wake_readers();
         break;
-      case merchant::ChangeNotifications::Event::changed: scheduler_->wake(kReaders); break;
+      case merchant::ChangeNotifications::Event::changed: wake_readers(); break;
     }
   }
 }

@@ -35,6 +35,8 @@
 
 namespace fulfillsync::daemon {
 
+class ProductPushJob;
+
 class Service {
  public:
   enum class Mode {
@@ -127,6 +129,7 @@ class Service {
   std::unique_ptr<ProgressReport> progress_;
   // `run` with a database that notifies its changes (PostgreSQL); destroyed before io_, once it stopped.
   std::unique_ptr<merchant::ChangeNotifications> changes_;
+  ProductPushJob* products_job_ = nullptr;  // the scheduler's, where push_products is on
   Mode mode_;
   bool stopping_ = false;
   std::optional<int> exit_code_;  // set when the run's end is known; else 0 (run) or 75 (once)

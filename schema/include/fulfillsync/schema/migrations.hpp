@@ -1,5 +1,6 @@
 #pragma once
 #include <span>
+#include <string_view>
 
 #include "fulfillsync/common/sqlite_migrations.hpp"
 
@@ -23,5 +24,12 @@ std::span<const sqlite::Migration> merchant_postgresql_change_order_migrations()
 // schema/merchant/postgresql/results/*.sql: the result tables in PostgreSQL, the same versions as
 // merchant_result_migrations() with PostgreSQL's types, applied in the result schema.
 std::span<const sqlite::Migration> merchant_postgresql_result_migrations();
+
+// The catalog's change triggers (`fulfillsyncd upgrade-source`, where the catalog's tables exist),
+// each one idempotent script: schema/merchant/catalog_change_log.sql on SQLite (after the change
+// log) and schema/merchant/postgresql/catalog_change_order.sql in PostgreSQL's source schema (after
+// the change order, whose functions it uses).
+std::string_view merchant_catalog_change_log_sql();
+std::string_view merchant_postgresql_catalog_change_order_sql();
 
 }  // namespace fulfillsync::schema

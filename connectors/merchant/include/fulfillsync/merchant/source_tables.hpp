@@ -100,19 +100,34 @@ class SourceTables {
   virtual std::int64_t count_changes_after(SourceKind kind, const ChangeCursor& after) = 0;
 
   // --- The catalog (fulfillsync_products with fulfillsync_variants; schema/merchant/README.md,
-  // "Catalog"). It is compared whole with the ledger by content hash, a page at a time, so a change
-  // is found whatever updated_at says; the change log only tells when nothing changed.
+  // "Catalog"). Compared with the ledger by content hash: whole once, then, where the catalog keeps
+  // a change order, only the products changed since (changes_after(SourceKind::products, ...));
+  // without one, whole at every pass.
+  // Problems with the catalog's tables (a table or column missing, a table the daemon may not
+  // read), one line each naming the table; empty when all of them can be read.
+  virtual std::vector<std::string> check_catalog_tables();
   // Products with their variants (by SKU, each with rows_with_sku), by reference_id after
   // `after_key`, at most `limit`.
   virtual std::vector<ProductRow> read_products(std::string_view after_key, std::size_t limit);
   // The products with these keys (absent keys are left out).
   virtual std::vector<ProductRow> read_products(std::span<const std::string> reference_ids);
-  // The catalog's latest entry in the change log ("" when none is left), to compare with the one a
-  // pass began at: equal, nothing changed since. Nothing when no log records the catalog (every pass reads).
+  // Where the catalog's change order stands now, a position for changes_after(SourceKind::products):
+  // taken before a whole comparison, what commits during or after it is read after it. Nothing when
+  // the catalog keeps no change order (SQLite: the triggers of catalog_change_log.sql; PostgreSQL:
+  // change_xid on fulfillsync_products, with its triggers where the catalog is tables).
   virtual std::optional<std::string> catalog_change_position();
-  // Deletes the catalog's log entries up to `position` (a value catalog_change_position gave), once
-  // a pass that began there has compared every product.
+  // Deletes the catalog's change log entries up to `position` (a position of the catalog's change
+  // order) once the products they name are compared. Nothing is logged apart from the rows on PostgreSQL.
   virtual void forget_catalog_changes_through(std::string_view position);
+  // `fulfillsyncd upgrade-source` for the catalog: its change triggers (schema/merchant/
+  // catalog_change_log.sql, postgresql/catalog_change_order.sql), in one transaction, after
+  // install_change_log. Idempotent.
+  enum class CatalogUpgrade {
+    added,       // something was missing and is now installed
+    present,     // everything was there
+    no_catalog,  // fulfillsync_products and fulfillsync_variants are not both tables: nothing to install
+  };
+  virtual CatalogUpgrade install_catalog_change_order();
 
   // --- The change order the database assigns, where the source tables keep one (SQLite: the change
   // log of schema/merchant/change_log/; PostgreSQL: transaction ids). A position is text the daemon
