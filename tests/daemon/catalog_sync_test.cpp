@@ -585,5 +585,166 @@ TEST_P(CatalogJobTest, FaultsStillCreateEachProductAndVariantOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);
 
+// The operator's tools over the catalog: status, retry and --dry-run.
+class CatalogOperatorTest : public CatalogSyncTest {
+ protected:
+  // The POST /product requests the sandbox received whose body holds `text`.
+  long creates_holding(std::string_view text) {
+    long count = 0;
+    for (const auto& write : catalog_writes()) {
+      count += write[0] == "POST" && write[1] == "/product" && write[2].find(text) != std::string::npos;
+    }
+    return count;
+  }
+
+  // A product the local rules reject for one variant's status, and one the provider rejects (a
+  // taxonomy it does not have).
+  void insert_rejected_products() {
+    execute("INSERT INTO fulfillsync_products (reference_id, name) VALUES ('BAD-2', 'Bad status');"
+            "INSERT INTO fulfillsync_variants (sku, product_reference_id, name) VALUES ('BAD-2-1', 'BAD-2', 'Fine');"
+            "INSERT INTO fulfillsync_variants (sku, product_reference_id, name, status) VALUES "
+            "('BAD-2-2', 'BAD-2', 'V', 'Sold out');"
+            "INSERT INTO fulfillsync_products (reference_id, name, taxonomy_id) VALUES ('TAX-1', 'No such taxonomy', "
+            "999999);"
+            "INSERT INTO fulfillsync_variants (sku, product_reference_id, name) VALUES ('TAX-1-1', 'TAX-1', 'V');");
+  }
+};
+
+TEST_P(CatalogOperatorTest, StatusShowsTheCatalogBacklogAndItsRejectionsWithTheirSkus) {
+  start();
+  insert_products("S", 3);
+  insert_rejected_products();
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);  // rows stay rejected
+  // A new product not sent yet, and a change not sent yet.
+  execute(product_sql("S", 4));
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'S-0001'");
+
+  const auto status = daemon({"status"});
+  EXPECT_EQ(status.exit_status, 3) << status.stderr_text;  // no daemon runs
+  EXPECT_THAT(status.stdout_text, HasSubstr("Catalog: 6 products; 1 not created yet, 1 with changes not sent yet, 0 "
+                                            "awaiting an unclear outcome, 2 rejected\n"));
+  EXPECT_THAT(status.stdout_text, HasSubstr("product BAD-2 SKU BAD-2-2 ("));
+  EXPECT_THAT(status.stdout_text, HasSubstr("status must be one of Active, Inactive"));
+  EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("product TAX-1 \\([^)]*\\): [^\n]*Taxonomy 999999 does not "
+                                                           "exist"));
+  const auto json = daemon({"status", "--json"});
+  EXPECT_THAT(json.stdout_text, HasSubstr(R"("catalog":{"push_products":true,"products":6,"not_created":1,)"
+                                          R"("changes_unsent":1,"unclear":0,"rejected":2,"source_problem":null,)"));
+  EXPECT_THAT(json.stdout_text, HasSubstr(R"("kind":"product_create","reference_id":"BAD-2","skus":["BAD-2-2"],)"));
+  EXPECT_THAT(json.stdout_text, HasSubstr(R"("reference_id":"TAX-1","skus":[],)"));
+
+  // Sent, the backlog is the rejections alone.
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);
+  EXPECT_THAT(daemon({"status"}).stdout_text,
+              HasSubstr("Catalog: 6 products; 0 not created yet, 0 with changes not sent yet, 0 awaiting an unclear "
+                        "outcome, 2 rejected\n"));
+  // A create interrupted after it was marked in flight awaits its lookup.
+  execute(product_sql("S", 5));
+  ASSERT_EQ(once({"FULFILLSYNC_FAILPOINTS=push_products.after_mark"}).exit_status, kKilled);
+  EXPECT_THAT(daemon({"status"}).stdout_text, HasSubstr("1 awaiting an unclear outcome, 2 rejected\n"));
+
+  // push_products off: one line from the ledger, without reading the catalog.
+  write_config();
+  execute("DROP TABLE fulfillsync_variants");
+  const auto off = daemon({"status"});
+  EXPECT_THAT(off.stdout_text, HasSubstr("Catalog: push_products is off (sync.jobs.push_products); the ledger holds"));
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("catalog":{"push_products":false,"products":null,)"));
+}
+
+TEST_P(CatalogOperatorTest, StatusSaysNothingOfTheCatalogWhenPushProductsIsOffAndNothingIsThere) {
+  start_sandbox();  // push_products off
+  insert_orders("Q", 1);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto status = daemon({"status"});
+  EXPECT_THAT(status.stdout_text, Not(HasSubstr("Catalog")));
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("catalog":null)"));
+}
+
+TEST_P(CatalogOperatorTest, RetryBySkuOrReferenceTakesARejectedProductAgain) {
+  start({}, "2025-07");
+  execute(product_sql("F", 1, "12.50"));  // a fraction before 2026-07: rejected by the local rules
+  insert_rejected_products();
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);
+  EXPECT_EQ(result_column("state", "F-0001", "fulfillsync_product_sync"), "rejected");
+
+  // From 2026-07 the row is valid, but unchanged: nothing takes it again by itself.
+  version_ = "2026-07";
+  write_catalog_config();
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);
+  EXPECT_EQ(result_column("state", "F-0001", "fulfillsync_product_sync"), "rejected");
+
+  const auto by_sku = daemon({"retry", "--sku", "F-0001-2"});
+  EXPECT_EQ(by_sku.exit_status, 0) << by_sku.stderr_text;
+  EXPECT_THAT(by_sku.stdout_text, HasSubstr("product_create F-0001 (SKU F-0001-2) requeued"));
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);  // BAD-2 and TAX-1 still are
+  EXPECT_EQ(result_column("state", "F-0001", "fulfillsync_product_sync"), "created");
+  EXPECT_EQ(provider_products().at("F-0001").variants[0].customs_value, "12.5");
+
+  // Unknown, or not rejected: one line, and 65.
+  const auto expect_refused = [&](std::vector<std::string> command, std::string_view says) {
+    const auto refused = daemon(std::move(command));
+    EXPECT_EQ(refused.exit_status, daemon::exit_code::data_error) << refused.stderr_text;
+    EXPECT_THAT(refused.stderr_text, HasSubstr(says));
+    EXPECT_EQ(std::count(refused.stderr_text.begin(), refused.stderr_text.end(), '\n'), 1) << refused.stderr_text;
+  };
+  expect_refused({"retry", "--sku", "NO-SUCH-SKU"}, "no product has SKU 'NO-SUCH-SKU'");
+  expect_refused({"retry", "--product", "NO-SUCH"}, "no product 'NO-SUCH' is known");
+  expect_refused({"retry", "--product", "F-0001"}, "product 'F-0001' has nothing rejected to retry: its create is "
+                                                   "created");
+
+  // Beside a running daemon, whose passes the catalog's change log skips while nothing changes: a
+  // product the provider rejected is sent again at its next run, by its reference.
+  ASSERT_EQ(creates_holding("999999"), 1);
+  auto running = run_in_background();
+  std::this_thread::sleep_for(500ms);  // passes that found nothing new
+  const auto by_reference = daemon({"retry", "--product", "TAX-1"});
+  EXPECT_EQ(by_reference.exit_status, 0) << by_reference.stderr_text;
+  bool sent_again = false;
+  for (int i = 0; i < 200 && !sent_again; ++i) {
+    sent_again = creates_holding("999999") == 2;
+    if (!sent_again) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(sent_again) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  EXPECT_EQ(running->wait_for_exit(20s), 0);
+  EXPECT_EQ(result_column("state", "TAX-1", "fulfillsync_product_sync"), "rejected");
+  EXPECT_EQ(creates_holding("BAD-2"), 0);  // a product the rules still reject is never sent
+}
+
+TEST_P(CatalogOperatorTest, DryRunShowsWhatPushProductsWouldSendAndSendsNothing) {
+  start();
+  insert_products("D", 3);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'D-0001'");
+  execute("UPDATE fulfillsync_variants SET gtin = '9999999999999' WHERE sku = 'D-0002-2'");
+  execute(product_sql("D", 4));
+  execute("INSERT INTO fulfillsync_products (reference_id, name) VALUES ('BAD-1', 'No variants')");
+  const std::size_t sent = catalog_writes().size();
+  const std::string store_before = read_file(dir / "checkpoint.db");
+
+  const auto dry = daemon({"--dry-run", "once"});
+  EXPECT_EQ(dry.exit_status, daemon::exit_code::data_error) << dry.stderr_text;  // BAD-1 would be rejected
+  EXPECT_THAT(dry.stdout_text,
+              HasSubstr("; 1 products would be created, 2 updated, 1 rejected, 0 looked up first. Nothing was sent"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr(R"(product D-0004 would be created with its 5 variants: POST /product {"name":"Product 4",)"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format(R"(product D-0001 would be updated with only what changed: PATCH /product/{} {{"name":"Renamed"}})",
+                                                     before.at("D-0001").id)));
+  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format(R"(product D-0002 would be updated with only what changed: PATCH /product/{}/variants SKU 'D-0002-2' {{"gtin":"9999999999999"}})",
+                                                     before.at("D-0002").id)));
+  EXPECT_THAT(dry.stderr_text, HasSubstr("product BAD-1 would be rejected: fulfillsync_products: variants must be at "
+                                         "least one row"));
+  EXPECT_THAT(dry.stderr_text, Not(HasSubstr("product D-0003")));  // unchanged
+  EXPECT_EQ(catalog_writes().size(), sent);
+  EXPECT_EQ(read_file(dir / "checkpoint.db"), store_before);
+
+  // The real run sends just that.
+  ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);
+  EXPECT_EQ(catalog_writes().size(), sent + 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogOperatorTest, ::testing::Values(Driver::sqlite), driver_name);
+
+
 }  // namespace
 }  // namespace fulfillsync::testing

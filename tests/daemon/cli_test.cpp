@@ -81,9 +81,22 @@ TEST(CommandLineTest, OperatorCommands) {
   ASSERT_TRUE(all);
   EXPECT_TRUE(all->retry_rejected);
 
+  const auto product = parse({"retry", "--product", "TEE-1"});
+  ASSERT_TRUE(product);
+  EXPECT_EQ(product->retry_product, "TEE-1");
+  EXPECT_EQ(product->retry_reference, std::nullopt);
+  const auto sku = parse({"retry", "--sku=TEE-1-M"});
+  ASSERT_TRUE(sku);
+  EXPECT_EQ(sku->retry_sku, "TEE-1-M");
+
   std::string error;
   EXPECT_FALSE(parse({"retry"}, &error));
-  EXPECT_EQ(error, "retry needs a REFERENCE_ID or --rejected");
+  EXPECT_EQ(error, "retry needs one of REFERENCE_ID, --product REFERENCE_ID, --sku SKU or --rejected");
+  EXPECT_FALSE(parse({"retry", "--sku", "S", "--product", "P"}, &error));
+  EXPECT_FALSE(parse({"retry", "A", "--sku", "S"}, &error));
+  EXPECT_FALSE(parse({"retry", "--sku"}, &error));
+  EXPECT_EQ(error, "--sku needs a value");
+  EXPECT_FALSE(parse({"status", "--sku", "S"}, &error));
   EXPECT_FALSE(parse({"retry", "A", "--rejected"}, &error));
   EXPECT_FALSE(parse({"retry", "A", "B"}, &error));
   EXPECT_EQ(error, "unexpected argument 'B'");
@@ -125,8 +138,8 @@ TEST(CommandLineTest, EveryCommandOfTheHelpIsInTheReadme) {
     EXPECT_NE(readme.find("\n  " + command), std::string::npos) << "README's command list lacks '" << command << "'";
     ++commands;
   }
-  // run, once, status, retry (twice), resync, check-config, auth login, upgrade-source, recover-store, backup
-  EXPECT_EQ(commands, 11);
+  // run, once, status, retry (three times), resync, check-config, auth login, upgrade-source, recover-store, backup
+  EXPECT_EQ(commands, 12);
 }
 
 TEST(CommandLineTest, UpgradeSourceTakesNoArgument) {

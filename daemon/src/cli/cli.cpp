@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/auth_login.hpp"
@@ -16,6 +17,7 @@
 #include "cli/status_report.hpp"
 #include "fulfillsync/common/invariant.hpp"
 #include "fulfillsync/common/logging.hpp"
+#include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/common/version.hpp"
 #include "fulfillsync/config/loader.hpp"
@@ -131,10 +133,12 @@ int status(const CommandLine& line) {
     }
     merchant::SyncResults* const results = merchant ? &merchant->results() : nullptr;
     merchant::SourceTables* const source = merchant ? &merchant->source() : nullptr;
+    const auto catalog = read_catalog_status(ledger, source, config->sync.push_products.enabled);
     if (line.json) {
-      std::cout << format_status_json(store.path(), &ledger, daemon, results, source_rows_waiting(store, ledger, source));
+      std::cout << format_status_json(store.path(), &ledger, daemon, results, source_rows_waiting(store, ledger, source),
+                                      catalog);
     } else {
-      std::cout << format_status(store, ledger, source, results, daemon);
+      std::cout << format_status(store, ledger, source, results, daemon, catalog);
     }
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
@@ -148,6 +152,72 @@ int status(const CommandLine& line) {
   FULFILLSYNC_UNREACHABLE("a Health value");
 }
 
+// "its create is rejected, its latest update applied": where a product the operator named stands.
+std::optional<std::string> product_ledger_state(OutboundLedger& ledger, std::string_view reference) {
+  const auto create = ledger.find(LedgerKind::product_create, reference);
+  if (!create) return std::nullopt;
+  const auto update = ledger.find(LedgerKind::product_update, reference);
+  return fmt::format("its create is {}{}", to_string(create->state),
+                     update ? fmt::format(", the update of its latest change {}", to_string(update->state)) : "");
+}
+
+// Requeues `reference`'s rejected entries of the kinds `of_kind` accepts; how many.
+template <typename Filter>
+int requeue_reference(OutboundLedger& ledger, const std::string& reference, std::string_view named_as, Filter of_kind) {
+  int requeued = 0;
+  for (const LedgerKind kind : kLedgerKinds) {
+    if (!of_kind(kind) || !ledger.requeue(kind, reference)) continue;
+    std::cout << fmt::format("{} {}{} requeued{}\n", to_string(kind), shortened_reference(reference), named_as,
+                             builds_from_source(kind)
+                                 ? ": push_products takes the product again at its next run, as the catalog has it"
+                                 : "");
+    ++requeued;
+  }
+  return requeued;
+}
+
+bool any_kind(LedgerKind) { return true; }
+
+// retry --product REFERENCE_ID, retry --sku SKU: the catalog's entries of the product(s).
+int retry_products(const config::Config& config, OutboundLedger& ledger, const CommandLine& line) {
+  std::vector<std::string> references;
+  if (line.retry_product) {
+    references.push_back(*line.retry_product);
+  } else {
+    try {
+      const auto merchant = merchant::open_merchant_database_read_only(config.merchant);
+      references = products_with_sku(merchant->source(), *line.retry_sku);
+    } catch (const merchant::MerchantDatabaseError& e) {
+      std::cerr << fmt::format("fulfillsyncd: cannot find SKU '{}' in {}: {}\n", shortened_reference(*line.retry_sku),
+                               merchant::kVariantsTable, text::printable(e.what()));
+      return exit_code::unavailable;
+    }
+    if (references.empty()) {
+      std::cerr << fmt::format("fulfillsyncd: no product has SKU '{}': no row of {} has it\n",
+                               shortened_reference(*line.retry_sku), merchant::kVariantsTable);
+      return exit_code::data_error;
+    }
+  }
+  const std::string named_as = line.retry_sku ? fmt::format(" (SKU {})", shortened_reference(*line.retry_sku)) : "";
+  int requeued = 0;
+  std::vector<std::string> standing;
+  for (const std::string& reference : references) {
+    const int done = requeue_reference(ledger, reference, named_as, builds_from_source);
+    requeued += done;
+    if (done > 0) continue;
+    const auto state = product_ledger_state(ledger, reference);
+    standing.push_back(state ? fmt::format("product '{}' has nothing rejected to retry: {}",
+                                           shortened_reference(reference), *state)
+                             : fmt::format("no product '{}' is known: push_products has not taken a product with "
+                                           "this reference_id from {}",
+                                           shortened_reference(reference), merchant::kProductsTable));
+  }
+  if (requeued > 0) return exit_code::ok;
+  std::cerr << fmt::format("fulfillsyncd: {}{}\n", named_as.empty() ? "" : fmt::format("SKU '{}': ", *line.retry_sku),
+                           fmt::join(standing, "; "));
+  return exit_code::data_error;
+}
+
 int retry(const CommandLine& line) {
   auto config = load_or_report(line, config::Secrets::skip);
   if (!config) return exit_code::config;
@@ -158,14 +228,8 @@ int retry(const CommandLine& line) {
       std::cout << fmt::format("{} rejected entries requeued\n", ledger.requeue_all_rejected());
       return exit_code::ok;
     }
-    int requeued = 0;
-    for (const LedgerKind kind : kLedgerKinds) {
-      if (ledger.requeue(kind, *line.retry_reference)) {
-        std::cout << fmt::format("{} {} requeued\n", to_string(kind), shortened_reference(*line.retry_reference));
-        ++requeued;
-      }
-    }
-    if (requeued == 0) {
+    if (line.retry_product || line.retry_sku) return retry_products(*config, ledger, line);
+    if (requeue_reference(ledger, *line.retry_reference, "", any_kind) == 0) {
       std::cerr << fmt::format("fulfillsyncd: nothing to requeue for '{}': no entry the provider rejected has it (a "
                                "row that failed local validation is sent again once it is fixed)\n",
                                shortened_reference(*line.retry_reference));
@@ -262,9 +326,11 @@ constexpr std::array kSubcommands = {
                "\n"
                "Options:\n"
                "      --dry-run          read the merchant's rows, build and validate every request, log them\n"
-               "                         (personal data redacted); sends and writes nothing: the merchant\n"
-               "                         database and the checkpoint store are only read, a missing store is\n"
-               "                         not created, a missing merchant database exits 69\n"},
+               "                         (personal data redacted); with push_products on, each product too\n"
+               "                         (created with its variants, updated with only what changed, or\n"
+               "                         rejected); sends and writes nothing: the merchant database and the\n"
+               "                         checkpoint store are only read, a missing store is not created, a\n"
+               "                         missing merchant database exits 69\n"},
     Subcommand{Command::once, "once", "once [--dry-run]",
                "  once                  run every job until nothing is left to do, print a summary and exit\n"
                "                        (see Exit status)\n",
@@ -288,13 +354,17 @@ constexpr std::array kSubcommands = {
                "  status [--json]       whether a daemon runs on the checkpoint store (PID, uptime) and what it\n"
                "                        waits for; each job's state, last success, lag, the provider's last\n"
                "                        answer and its last error; the outbound backlog by state, the oldest\n"
-               "                        waiting entry, the latest rejections and the tracking marks (works\n"
-               "                        beside a running daemon; exit 0, 1 or 3: see Exit status)\n",
+               "                        waiting entry, the latest rejections, the catalog's backlog and\n"
+               "                        rejections and the tracking marks (works beside a running daemon;\n"
+               "                        exit 0, 1 or 3: see Exit status)\n",
                "Shows whether a daemon runs on the configured checkpoint store (PID, version, uptime) and what\n"
                "it waits for, and a line when nothing has ever succeeded; each job's state, runs, failures,\n"
                "items, last success, lag, the provider's last answer (HTTP status, when) and its last error;\n"
                "the outbound backlog by state, the oldest waiting entry, the latest rejections with their\n"
-               "reasons, and the tracking marks. Works beside a running daemon, and without the token.\n"
+               "reasons, and the tracking marks. With push_products on, the catalog too, read whole and\n"
+               "compared with the ledger: products not created yet, with changes not sent yet, awaiting an\n"
+               "unclear outcome and rejected, and each rejection with its product, SKUs and reason. Works\n"
+               "beside a running daemon, and without the token.\n"
                "\n"
                "Job states: ok; retrying (its last run failed); failing (its last api.retry.attempts runs\n"
                "failed); paused (the provider refused the credentials or its certificate: an operator must\n"
@@ -312,17 +382,27 @@ constexpr std::array kSubcommands = {
                "      with this configuration\n"
                "  69  the checkpoint store cannot be read\n"
                "  78  configuration error\n"},
-    Subcommand{Command::retry, "retry", "retry REFERENCE_ID | retry --rejected",
-               "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is\n"
+    Subcommand{Command::retry, "retry",
+               "retry REFERENCE_ID | retry --product REFERENCE_ID | retry --sku SKU | retry --rejected",
+               "  retry REFERENCE_ID    send a rejected order, cancel or return again as it is; a rejected\n"
+               "                        product is taken again by push_products' next run\n"
+               "  retry --product REFERENCE_ID | --sku SKU\n"
+               "                        the same for a product only, named by its reference or a SKU\n"
                "  retry --rejected      the same for every rejected entry\n",
                "Sends an order, cancel or return the provider rejected again as it is (after the provider's\n"
                "side was fixed: a missing product, say). A row that failed local validation is sent again by\n"
-               "itself once it is fixed. Works beside a running daemon.\n"
+               "itself once it is fixed. A rejected product (its create, or the update of its latest change)\n"
+               "is taken again by push_products' next run as the catalog has it, built and checked anew,\n"
+               "whatever rejected it (the provider, or a local rule: after api.version changed, say). Works\n"
+               "beside a running daemon.\n"
                "\n"
                "Options:\n"
+               "      --product REFERENCE_ID  the product with this fulfillsync_products.reference_id only\n"
+               "      --sku SKU          the product whose variant has this SKU (read from fulfillsync_variants)\n"
                "      --rejected         every rejected entry instead of one\n"
                "\n"
-               "Exit status: 0 requeued; 65 nothing rejected has that reference id.\n"},
+               "Exit status: 0 requeued; 65 nothing rejected has that reference id, or no product has it or\n"
+               "that SKU; 69 a store or the merchant database cannot be read.\n"},
     Subcommand{Command::resync, "resync", "resync --since DATE [--job NAME]",
                "  resync --since DATE [--job NAME]\n"
                "                        read again what the provider changed since DATE: moves pull_shipments\n"
@@ -489,6 +569,12 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       line.json = true;
     } else if (arg == "--rejected" && line.command == Command::retry) {
       line.retry_rejected = true;
+    } else if (line.command == Command::retry && is_option("--product")) {
+      line.retry_product = value_of("--product");
+      if (!line.retry_product) return std::nullopt;
+    } else if (line.command == Command::retry && is_option("--sku")) {
+      line.retry_sku = value_of("--sku");
+      if (!line.retry_sku) return std::nullopt;
     } else if (line.command == Command::resync && is_option("--since")) {
       line.resync_since = value_of("--since");
       if (!line.resync_since) return std::nullopt;
@@ -518,8 +604,10 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
       return std::nullopt;
     }
   }
-  if (line.command == Command::retry && line.retry_reference.has_value() == line.retry_rejected) {
-    error = "retry needs a REFERENCE_ID or --rejected";
+  if (line.command == Command::retry &&
+      int{line.retry_reference.has_value()} + int{line.retry_product.has_value()} + int{line.retry_sku.has_value()} +
+              int{line.retry_rejected} != 1) {
+    error = "retry needs one of REFERENCE_ID, --product REFERENCE_ID, --sku SKU or --rejected";
     return std::nullopt;
   }
   if (line.command == Command::backup && !line.backup_file) {
@@ -552,8 +640,9 @@ std::string usage_text() {
       "\n"
       "Options:\n"
       "  -c, --config PATH      configuration file (default {})\n"
-      "      --dry-run          with run or once: read the merchant's rows, build and validate every\n"
-      "                         request, log them (personal data redacted); sends and writes nothing:\n"
+      "      --dry-run          with run or once: read the merchant's rows (and the catalog, with\n"
+      "                         push_products on), build and validate every request, log them\n"
+      "                         (personal data redacted); sends and writes nothing:\n"
       "                         the merchant database and the checkpoint store are only read, a missing\n"
       "                         store is not created, a missing merchant database exits 69\n"
       "  -l, --log-level LEVEL  trace, debug, info, warn, error, critical or off; overrides logging.level\n"

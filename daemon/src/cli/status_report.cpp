@@ -250,7 +250,49 @@ std::string format_cancel_mismatches(merchant::SyncResults* results) {
   return out;
 }
 
+std::string catalog_counts(const CatalogBacklog& backlog) {
+  return fmt::format("{} not created yet, {} with changes not sent yet, {} awaiting an unclear outcome, {} rejected",
+                     backlog.not_created, backlog.changes_unsent, backlog.unclear, backlog.rejected);
+}
+
+std::string format_catalog(const CatalogStatus& catalog) {
+  const CatalogBacklog& backlog = catalog.backlog;
+  std::string out;
+  if (!catalog.push_products) {
+    out = fmt::format("Catalog: push_products is off (sync.jobs.push_products); the ledger holds {}\n",
+                      catalog_counts(backlog));
+  } else if (!backlog.products) {
+    out = fmt::format("Catalog, from the ledger alone ({} cannot be read: {}): {}\n", merchant::kProductsTable,
+                      backlog.source_problem, catalog_counts(backlog));
+  } else if (backlog.nothing_waits()) {
+    out = fmt::format("Catalog: {} products, each at the provider as {} has it\n", *backlog.products,
+                      merchant::kProductsTable);
+  } else {
+    out = fmt::format("Catalog: {} products; {}\n", *backlog.products, catalog_counts(backlog));
+  }
+  if (backlog.rejections.empty()) return out;
+  out += "Catalog rejections (newest first; fix the row, or once the provider's side is fixed 'fulfillsyncd retry "
+         "--product REFERENCE_ID' or '--sku SKU'):\n";
+  for (const CatalogRejection& rejection : backlog.rejections) {
+    out += fmt::format("  {} {}{} ({}): {}\n", noun(rejection.kind), shortened_reference(rejection.reference_id),
+                       rejection.skus.empty() ? "" : fmt::format(" SKU {}", fmt::join(rejection.skus, ", ")),
+                       rejection.at, rejection.reason);
+  }
+  if (backlog.rejected > static_cast<std::int64_t>(backlog.rejections.size())) {
+    out += fmt::format("  and {} more\n", backlog.rejected - static_cast<std::int64_t>(backlog.rejections.size()));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<CatalogStatus> read_catalog_status(OutboundLedger& ledger, merchant::SourceTables* source,
+                                                 bool push_products) {
+  if (push_products) return CatalogStatus{true, catalog_backlog(ledger, source, kCatalogRejectionsListed)};
+  if (!ledger_holds_catalog(ledger)) return std::nullopt;
+  // Off: the catalog's tables may be gone; what the ledger holds is what there is to say.
+  return CatalogStatus{false, catalog_backlog(ledger, nullptr, kCatalogRejectionsListed)};
+}
 
 std::optional<std::int64_t> source_rows_waiting(CheckpointStore& store, OutboundLedger& ledger,
                                                 merchant::SourceTables* merchant) {
@@ -265,8 +307,8 @@ std::optional<std::int64_t> source_rows_waiting(CheckpointStore& store, Outbound
 }
 
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
-                          merchant::SyncResults* results,
-                          const DaemonStatus& daemon) {
+                          merchant::SyncResults* results, const DaemonStatus& daemon,
+                          const std::optional<CatalogStatus>& catalog) {
   std::string out = daemon_lines(daemon, store.path()) + '\n';
   const auto since = saved_starting_point(store);
   if (since) {
@@ -319,6 +361,7 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     out += "Nothing waiting to be sent\n";
   }
   out += format_cancel_mismatches(results);
+  if (catalog) out += format_catalog(*catalog);
   out += '\n' + format_summary(ledger);
   out += '\n' + format_pull_side(store, daemon.failing_after);
   return out;
@@ -380,7 +423,8 @@ std::string format_pull_side(CheckpointStore& store, int failing_after) {
 }
 
 std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& status,
-                               merchant::SyncResults* results, std::optional<std::int64_t> source_rows_waiting) {
+                               merchant::SyncResults* results, std::optional<std::int64_t> source_rows_waiting,
+                               const std::optional<CatalogStatus>& catalog) {
   json::JsonWriter w;
   w.begin_object();
   w.field("checkpoint_store", store.string());
@@ -471,6 +515,31 @@ std::string format_status_json(const std::filesystem::path& store, OutboundLedge
           .end_object();
     }
     w.end_array();
+  } else {
+    w.null();
+  }
+  w.key("catalog");
+  if (catalog) {
+    const CatalogBacklog& backlog = catalog->backlog;
+    w.begin_object();
+    w.field("push_products", catalog->push_products);
+    w.field("products", backlog.products);
+    w.field("not_created", backlog.not_created);
+    w.field("changes_unsent", backlog.changes_unsent);
+    w.field("unclear", backlog.unclear);
+    w.field("rejected", backlog.rejected);
+    w.field("source_problem", backlog.products || !catalog->push_products ? std::nullopt
+                                                                           : std::optional(backlog.source_problem));
+    w.key("rejections").begin_array();
+    for (const CatalogRejection& rejection : backlog.rejections) {
+      w.begin_object().field("kind", to_string(rejection.kind)).field("reference_id", text::printable(rejection.reference_id));
+      w.key("skus").begin_array();
+      for (const std::string& sku : rejection.skus) w.value(sku);
+      w.end_array();
+      w.field("at", rejection.at).field("reason", rejection.reason).end_object();
+    }
+    w.end_array();
+    w.end_object();
   } else {
     w.null();
   }

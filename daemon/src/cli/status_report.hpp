@@ -17,6 +17,7 @@
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
 #include "fulfillsync/merchant/sync_results.hpp"
+#include "push/catalog_standing.hpp"
 
 namespace fulfillsync::daemon {
 
@@ -55,22 +56,37 @@ std::string format_summary(OutboundLedger& ledger, int rejections = 10);
 std::optional<std::int64_t> source_rows_waiting(CheckpointStore& store, OutboundLedger& ledger,
                                                 merchant::SourceTables* merchant);
 
+// What status shows of the catalog: its backlog (push/catalog_standing.hpp) while push_products is
+// on, or while it is off but the ledger holds products; nothing otherwise.
+struct CatalogStatus {
+  bool push_products = false;  // sync.jobs.push_products.enabled
+  CatalogBacklog backlog;
+};
+inline constexpr std::size_t kCatalogRejectionsListed = 20;
+// Nothing when push_products is off and the ledger holds no product. With push_products on, the
+// catalog (`source`, when given) is read whole and compared with the ledger.
+std::optional<CatalogStatus> read_catalog_status(OutboundLedger& ledger, merchant::SourceTables* source,
+                                                 bool push_products);
+
 // The daemon's lines (running or not, PID, uptime, what it waits for, whether anything ever
 // succeeded), then the summary with the starting point, the source cursors, the rows not read yet
 // (when the merchant's source tables are given), the oldest waiting entry, the orders whose cancel
-// the provider does not show (when its result tables are given), and the pull side. It never says
-// "Nothing waiting to be sent" while source_rows_waiting() counts a row.
+// the provider does not show (when its result tables are given), the catalog's backlog and
+// rejections (when `catalog` is given), and the pull side. It never says "Nothing waiting to be
+// sent" while source_rows_waiting() counts a row.
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
-                          merchant::SyncResults* results,
-                          const DaemonStatus& daemon);
+                          merchant::SyncResults* results, const DaemonStatus& daemon,
+                          const std::optional<CatalogStatus>& catalog = std::nullopt);
 
 // The same for scripts, as one JSON object (README, "status"). Without a ledger (no store yet), the
 // outbound counts are 0 and there are no rejections: the shape is the same.
 // `cancel_mismatches` lists the orders whose cancel the provider does not show (null without `results`);
-// `source_rows_waiting` is source_rows_waiting()'s count (null when it cannot tell).
+// `source_rows_waiting` is source_rows_waiting()'s count (null when it cannot tell); `catalog` is
+// null without a CatalogStatus.
 std::string format_status_json(const std::filesystem::path& store, OutboundLedger* ledger, const DaemonStatus& daemon,
                                merchant::SyncResults* results = nullptr,
-                               std::optional<std::int64_t> source_rows_waiting = std::nullopt);
+                               std::optional<std::int64_t> source_rows_waiting = std::nullopt,
+                               const std::optional<CatalogStatus>& catalog = std::nullopt);
 
 // Where the shipments pull stands, the tracking marks by state (and why any keep failing), and each
 // job's runs, failures, items, last success and lag, state, last answer and last error as the daemon

@@ -12,6 +12,7 @@
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/daemon/job/failpoints.hpp"
 #include "fulfillsync/daemon/mapping/catalog_mapping.hpp"
+#include "push/catalog_standing.hpp"
 
 namespace fulfillsync::daemon {
 namespace asio = boost::asio;
@@ -36,6 +37,8 @@ constexpr int kQueuedChunks = 4;
 // The base of an update that brings a product the provider had before this ledger (adopted after
 // a duplicate SKU) to the merchant's version: every field and variant differs from it.
 constexpr std::string_view kNothingKnown = R"({"variants":[]})";
+// The version a requeued product's entry holds once the catalog has it no more: no row's hash.
+constexpr std::string_view kNotInCatalog = "not in the catalog";
 
 // A create the provider refused because one of its SKUs exists already: made by a send this ledger
 // does not remember, or by hand. Looked up by SKU like an unclear send, never sent again blindly.
@@ -73,6 +76,7 @@ asio::awaitable<JobRun> ProductPushJob::run() {
   if (backoff_.holds(run)) co_return run;
   // Backpressure, as for orders: the catalog is compared again only while few entries wait.
   run.more = backlog() < kQueuedChunks * chunk_size() ? compare_catalog() : true;
+  if (retake_requeued()) run.more = true;
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send_creates(run);
   if (run.back_off == 0ms) co_await send_updates(run);
@@ -144,6 +148,35 @@ void ProductPushJob::compare(const std::vector<merchant::ProductRow>& rows) {
   batch.commit();
 }
 
+bool ProductPushJob::retake_requeued() {
+  OutboundLedger& ledger = context_.ledger;
+  bool more = false;
+  for (const LedgerKind kind : {LedgerKind::product_create, LedgerKind::product_update}) {
+    const std::vector<std::string> keys =
+        ledger.rejected_at_version(kind, OutboundLedger::kVersionForgotten, config_.batch_size);
+    if (keys.empty()) continue;
+    more = more || keys.size() == static_cast<std::size_t>(config_.batch_size);
+    const std::vector<merchant::ProductRow> rows = source_.read_products(keys);
+    auto batch = ledger.batch();
+    for (const merchant::ProductRow& row : rows) {
+      spdlog::info("product {}: requeued by an operator; taken again as the catalog has it",
+                   text::printable(row.reference_id));
+      take(row);
+    }
+    for (const std::string& key : keys) {
+      const bool in_catalog = std::any_of(rows.begin(), rows.end(),
+                                          [&](const merchant::ProductRow& row) { return row.reference_id == key; });
+      if (in_catalog) continue;
+      // Nothing to send; the product is taken again if it comes back.
+      ledger.set_rejected_version(kind, key, kNotInCatalog);
+      spdlog::warn("product {}: requeued by an operator, but {} has it no more", text::printable(key),
+                   merchant::kProductsTable);
+    }
+    batch.commit();
+  }
+  return more;
+}
+
 void ProductPushJob::take(const merchant::ProductRow& row) {
   OutboundLedger& ledger = context_.ledger;
   const std::string& key = row.reference_id;
@@ -170,14 +203,7 @@ void ProductPushJob::take(const merchant::ProductRow& row) {
     held_.insert(key);  // the update under way settles first; this version follows it
     return;
   }
-  // What the provider has: the create's body, or the latest update applied (or, while one waits,
-  // what it started from).
-  std::string base = create->body;
-  if (update) {
-    if (const auto versions = decode_versions(update->body)) {
-      base = update->state == LedgerState::applied ? versions->after : versions->base;
-    }
-  }
+  const std::string base = update_base(*create, update);
   const ProductBody built = product_body(row, context_.version);
   const std::string body = encode_versions({.base = base, .after = built.body.value_or("")});
   if (ledger.offer(LedgerKind::product_update, key, row.content_hash, body) != Offer::queued) return;

@@ -9,7 +9,9 @@
 //      behind a clock. A product the provider does not
 //      have yet is offered as `product_create` (its POST /product body with its variants); a
 //      created product that changed as `product_update` (the version the provider has, and the new
-//      one). A version that fails the local rules is rejected with its reasons;
+//      one). A version that fails the local rules is rejected with its reasons.
+//      A product an operator requeued (`fulfillsyncd retry`) is taken again the same way, whether or
+//      not a pass is under way;
 //   2. looks up unclear creates by SKU (GET /product?Search=): found, adopted; absent, pending
 //      again with the product as it is now. An unclear update is simply pending again: each of its
 //      requests sets fields, and its variant creates are preceded by a look at the product's variants;
@@ -47,6 +49,9 @@ class ProductPushJob final : public PushJob {
   bool compare_changes();
   // Offers the rows whose version the ledger does not hold (in one ledger batch).
   void compare(const std::vector<merchant::ProductRow>& rows);
+  // Products an operator requeued (`retry`: their rejected entries forgot their versions), taken
+  // again as the catalog has them; whether more wait.
+  bool retake_requeued();
   // Offers one product's current version (in the caller's ledger batch).
   void take(const merchant::ProductRow& row);
   boost::asio::awaitable<void> reconcile(JobRun& run);

@@ -135,20 +135,31 @@ std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_vie
 
 std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKind kind,
                                                                        std::span<const std::string> source_keys) {
+  std::map<std::string, std::string, std::less<>> found;
+  for (auto& [key, held] : held_versions(kind, source_keys)) found.emplace(key, std::move(held.content_hash));
+  return found;
+}
+
+std::map<std::string, OutboundLedger::HeldVersion, std::less<>> OutboundLedger::held_versions(
+    LedgerKind kind, std::span<const std::string> source_keys) {
   // A page of keys per statement, not one statement per key. One text for every page: the keys a
   // short page lacks are bound NULL, which matches nothing.
   static const std::string sql = [] {
-    std::string text = "SELECT source_key, content_hash FROM outbound_ledger WHERE kind = ?1 AND source_key IN (";
+    std::string text =
+        "SELECT source_key, content_hash, state FROM outbound_ledger WHERE kind = ?1 AND source_key IN (";
     for (std::size_t i = 0; i < kKeysPerHashLookup; ++i) text += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 2);
     return text + ")";
   }();
-  std::map<std::string, std::string, std::less<>> found;
+  std::map<std::string, HeldVersion, std::less<>> found;
   for (std::size_t first = 0; first < source_keys.size(); first += kKeysPerHashLookup) {
     SQLite::Statement& query = store_.prepared(sql);
     query.bind(1, std::string(to_string(kind)));
     const std::size_t count = std::min(kKeysPerHashLookup, source_keys.size() - first);
     for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 2), source_keys[first + i]);
-    while (query.executeStep()) found.emplace(query.getColumn(0).getString(), query.getColumn(1).getString());
+    while (query.executeStep()) {
+      found.emplace(query.getColumn(0).getString(),
+                    HeldVersion{query.getColumn(1).getString(), state_from(query.getColumn(2).getString())});
+    }
   }
   return found;
 }
@@ -506,6 +517,7 @@ std::optional<std::string> OutboundLedger::oldest_waiting_since() {
 }
 
 bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
+  if (builds_from_source(kind)) return set_rejected_version(kind, source_key, kVersionForgotten);
   SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
                   "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' AND length(body) > 0",
@@ -516,10 +528,45 @@ bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
 }
 
 int OutboundLedger::requeue_all_rejected() {
-  return store_.database().exec(fmt::format(
+  SQLite::Transaction transaction(store_.database());
+  const int resent = store_.database().exec(fmt::format(
       "UPDATE outbound_ledger SET state = 'pending', result_pending = 1, updated_at = {} "
-      "WHERE state = 'rejected' AND length(body) > 0",
+      "WHERE state = 'rejected' AND length(body) > 0 AND kind NOT IN ('product_create', 'product_update')",
       kSqlNow));
+  SQLite::Statement forget(store_.database(),
+                           fmt::format("UPDATE outbound_ledger SET content_hash = ?, updated_at = {} "
+                                       "WHERE state = 'rejected' AND kind IN ('product_create', 'product_update')",
+                                       kSqlNow));
+  forget.bind(1, std::string(kVersionForgotten));
+  const int rebuilt = forget.exec();
+  transaction.commit();
+  return resent + rebuilt;
+}
+
+std::vector<std::string> OutboundLedger::rejected_at_version(LedgerKind kind, std::string_view content_hash,
+                                                             int limit) {
+  SQLite::Statement& query = store_.prepared(
+      "SELECT source_key FROM outbound_ledger WHERE kind = ? AND state = 'rejected' AND content_hash = ? "
+      "ORDER BY updated_at, source_key LIMIT ?");
+  query.bind(1, std::string(to_string(kind)));
+  query.bind(2, std::string(content_hash));
+  query.bind(3, limit);
+  std::vector<std::string> keys;
+  while (query.executeStep()) keys.push_back(query.getColumn(0).getString());
+  query.reset();
+  return keys;
+}
+
+bool OutboundLedger::set_rejected_version(LedgerKind kind, std::string_view source_key,
+                                          std::string_view content_hash) {
+  SQLite::Statement& update = store_.prepared(fmt::format(
+      "UPDATE outbound_ledger SET content_hash = ?, updated_at = {} WHERE kind = ? AND source_key = ? AND "
+      "state = 'rejected'",
+      kSqlNow));
+  update.bind(1, std::string(content_hash));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  return update.exec() == 1;
 }
 
 }  // namespace fulfillsync::daemon

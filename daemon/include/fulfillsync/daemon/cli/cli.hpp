@@ -26,6 +26,8 @@ struct CommandLine {
   bool json = false;                          // status --json
   std::optional<Command> help_topic;          // help: the command named beside --help
   std::optional<std::string> retry_reference;  // retry REFERENCE_ID
+  std::optional<std::string> retry_product;    // retry --product REFERENCE_ID
+  std::optional<std::string> retry_sku;        // retry --sku SKU
   bool retry_rejected = false;                 // retry --rejected
   std::optional<std::string> resync_since;     // resync --since DATE (ISO 8601)
   std::optional<std::string> resync_job;       // resync --job NAME

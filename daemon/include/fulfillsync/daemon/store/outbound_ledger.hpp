@@ -68,6 +68,11 @@ constexpr LedgerState done_state(LedgerKind kind) {
 // Whether a later version of a row whose send is done is sent too (a product's next update), rather
 // than noted as one the API cannot apply.
 constexpr bool sends_each_version(LedgerKind kind) { return kind == LedgerKind::product_update; }
+// Whether the job builds each send from the source row itself (the catalog) rather than from a
+// body offered by the intake: an operator's retry then builds it again (OutboundLedger::requeue).
+constexpr bool builds_from_source(LedgerKind kind) {
+  return kind == LedgerKind::product_create || kind == LedgerKind::product_update;
+}
 
 std::string_view to_string(LedgerKind kind);
 std::string_view to_string(LedgerState state);
@@ -139,6 +144,13 @@ class OutboundLedger {
   // kKeysPerHashLookup keys.
   static constexpr std::size_t kKeysPerHashLookup = 100;
   std::map<std::string, std::string, std::less<>> hashes(LedgerKind kind, std::span<const std::string> source_keys);
+  // The same with each entry's state.
+  struct HeldVersion {
+    std::string content_hash;
+    LedgerState state = LedgerState::pending;
+  };
+  std::map<std::string, HeldVersion, std::less<>> held_versions(LedgerKind kind,
+                                                                std::span<const std::string> source_keys);
 
   // Records that the source row `source_key` is at version `content_hash`, whose request body is `body`.
   Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body);
@@ -220,9 +232,20 @@ class OutboundLedger {
 
   // An operator's requeue: a row the provider rejected goes back to pending with its body. False when
   // `source_key` has no such row; a row that failed local validation has no body and is sent once
-  // the merchant fixes it. Safe beside a running daemon.
+  // the merchant fixes it. A product (builds_from_source) is not resent as it was: its rejected
+  // entry forgets its version (kVersionForgotten), and push_products takes the product again as the
+  // catalog has it, built and checked anew, whatever failed (the provider's side, a local rule,
+  // api.version). Safe beside a running daemon.
   bool requeue(LedgerKind kind, std::string_view source_key);
   int requeue_all_rejected();
+
+  // The version a requeued product's entry holds: equal to no row's content hash.
+  static constexpr std::string_view kVersionForgotten = "";
+  // Rejected entries of `kind` holding `content_hash` (kVersionForgotten: the requeued products),
+  // at most `limit`, oldest change first.
+  std::vector<std::string> rejected_at_version(LedgerKind kind, std::string_view content_hash, int limit);
+  // Sets the version a rejected entry holds; false when `kind` has no rejected entry for `source_key`.
+  bool set_rejected_version(LedgerKind kind, std::string_view source_key, std::string_view content_hash);
 
  private:
   // Moves a row from one of `from` to `to`; a row in any other state is a broken invariant.
