@@ -158,6 +158,40 @@ TEST_F(OutboundLedgerTest, BacklogAndOldestWaiting) {
   EXPECT_EQ(ledger.requeue_all_rejected(), 1);
 }
 
+// A product is built from the catalog by push_products: a requeue makes its rejected entry forget
+// its version (so that the job takes the product again), never resends it as it was.
+TEST_F(OutboundLedgerTest, ARequeuedProductForgetsItsVersionAndStaysUnsent) {
+  constexpr auto kProduct = LedgerKind::product_create;
+  ledger.offer(kProduct, "P-1", "h1", "");  // failed the local rules: no body
+  ledger.mark_rejected(kProduct, "P-1", "fulfillsync_variants sku 'P-1-1': status must be one of Active, Inactive");
+  ledger.offer(kProduct, "P-2", "h2", R"({"name":"P"})");
+  ledger.mark_in_flight(kProduct, "P-2");
+  ledger.mark_rejected(kProduct, "P-2", "Taxonomy 9 does not exist.");
+  ledger.offer(kOrder, "O-1", "h3", "{}");
+  ledger.mark_in_flight(kOrder, "O-1");
+  ledger.mark_rejected(kOrder, "O-1", "bad");
+
+  EXPECT_TRUE(ledger.requeue(kProduct, "P-1"));
+  const auto requeued = ledger.find(kProduct, "P-1");
+  EXPECT_EQ(requeued->state, LedgerState::rejected);  // not sent as it is: taken again by the job
+  EXPECT_EQ(requeued->content_hash, OutboundLedger::kVersionForgotten);
+  EXPECT_EQ(ledger.rejected_at_version(kProduct, OutboundLedger::kVersionForgotten, 10),
+            std::vector<std::string>{"P-1"});
+  EXPECT_FALSE(ledger.requeue(LedgerKind::product_update, "P-1"));  // it has no rejected update
+
+  // --rejected: orders are resent, products forget their versions.
+  EXPECT_EQ(ledger.requeue_all_rejected(), 3);
+  EXPECT_EQ(state_of("O-1"), LedgerState::pending);
+  EXPECT_EQ(ledger.find(kProduct, "P-2")->state, LedgerState::rejected);
+  EXPECT_EQ(ledger.rejected_at_version(kProduct, OutboundLedger::kVersionForgotten, 10),
+            (std::vector<std::string>{"P-1", "P-2"}));
+  EXPECT_TRUE(ledger.in_state(kProduct, LedgerState::pending, 10).empty());
+
+  // The job offers the catalog's version: a requeued entry takes it like any changed version.
+  EXPECT_EQ(ledger.offer(kProduct, "P-2", "h2", R"({"name":"P"})"), Offer::queued);
+  EXPECT_EQ(ledger.find(kProduct, "P-2")->state, LedgerState::pending);
+}
+
 TEST_F(OutboundLedgerTest, AWithdrawnRowIsNeverSentUntilTheMerchantChangesIt) {
   ledger.withdraw(kOrder, "C-1", "h1", "cancelled before it was created");  // never seen before
   EXPECT_EQ(state_of("C-1"), LedgerState::withdrawn);

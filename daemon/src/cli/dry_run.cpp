@@ -289,6 +289,7 @@ int dry_run(const config::Config& config) {
                    "changed from that moment on\n";
       return exit_code::ok;
     }
+    if (since) spdlog::info("dry run: reading what a start would push, from {}; nothing is sent or written", *since);
     const auto database = merchant::open_merchant_database_read_only(config.merchant);
     merchant::SourceTables& db = database->source();
     merchant::PulledTables& pulled = database->pulled();
@@ -296,7 +297,6 @@ int dry_run(const config::Config& config) {
     Tally orders, returns;
     std::string summary;
     if (since) {
-      spdlog::info("dry run: reading what a start would push, from {}; nothing is sent or written", *since);
       const merchant::ChangeCursor floor{*since, ""};
       const auto start_of = [&](const std::string& name) {
         const auto saved = store ? store->cursor(name) : std::nullopt;
