@@ -623,7 +623,10 @@ TEST_P(CatalogOperatorTest, StatusShowsTheCatalogBacklogAndItsRejectionsWithThei
   EXPECT_EQ(status.exit_status, 3) << status.stderr_text;  // no daemon runs
   EXPECT_THAT(status.stdout_text, HasSubstr("Catalog: 6 products; 1 not created yet, 1 with changes not sent yet, 0 "
                                             "awaiting an unclear outcome, 2 rejected\n"));
+  EXPECT_THAT(status.stdout_text, HasSubstr("No order or return waiting to be sent\n"));
+  EXPECT_THAT(status.stdout_text, Not(HasSubstr("Nothing waiting to be sent")));
   EXPECT_THAT(status.stdout_text, HasSubstr("product BAD-2 SKU BAD-2-2 ("));
+  EXPECT_THAT(status.stdout_text, Not(HasSubstr("  product BAD-2 (")));  // listed once, with its SKU
   EXPECT_THAT(status.stdout_text, HasSubstr("status must be one of Active, Inactive"));
   EXPECT_THAT(status.stdout_text, ::testing::ContainsRegex("product TAX-1 \\([^)]*\\): [^\n]*Taxonomy 999999 does not "
                                                            "exist"));

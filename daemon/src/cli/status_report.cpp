@@ -162,7 +162,7 @@ DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after) {
   return status;
 }
 
-std::string format_summary(OutboundLedger& ledger, int rejections) {
+std::string format_summary(OutboundLedger& ledger, int rejections, OutboundLedger::Kinds kinds) {
   const auto counts = ledger.backlog();
   std::string out = fmt::format("{:<15}", "");
   for (const LedgerState state : kStates) out += fmt::format("{:>11}", to_string(state));
@@ -175,7 +175,7 @@ std::string format_summary(OutboundLedger& ledger, int rejections) {
     }
     out += '\n';
   }
-  const auto rejected = ledger.latest(LedgerState::rejected, rejections);
+  const auto rejected = ledger.latest(LedgerState::rejected, rejections, kinds);
   if (!rejected.empty()) {
     out += fmt::format("Latest rejections (newest first; fix the row, or 'fulfillsyncd retry'):\n");
     for (const auto& entry : rejected) {
@@ -358,11 +358,13 @@ std::string format_status(CheckpointStore& store, OutboundLedger& ledger, mercha
     out += "Nothing in the ledger waits; the source rows waiting cannot be counted (the merchant's tables cannot "
            "be read)\n";
   } else if (!oldest) {
-    out += "Nothing waiting to be sent\n";
+    const bool catalog_waits = catalog && catalog->backlog.not_created + catalog->backlog.changes_unsent > 0;
+    out += catalog_waits ? "No order or return waiting to be sent\n" : "Nothing waiting to be sent\n";
   }
   out += format_cancel_mismatches(results);
   if (catalog) out += format_catalog(*catalog);
-  out += '\n' + format_summary(ledger);
+  out += '\n' + format_summary(ledger, 10, catalog ? OutboundLedger::Kinds::orders_and_returns
+                                                  : OutboundLedger::Kinds::all);
   out += '\n' + format_pull_side(store, daemon.failing_after);
   return out;
 }

@@ -46,8 +46,10 @@ struct DaemonStatus {
 };
 DaemonStatus read_daemon_status(CheckpointStore& store, int failing_after);
 
-// The table of entries by kind and state, and the latest rejections.
-std::string format_summary(OutboundLedger& ledger, int rejections = 10);
+// The table of entries by kind and state, and the latest rejections (of `kinds`: status lists the
+// catalog's apart, with their SKUs).
+std::string format_summary(OutboundLedger& ledger, int rejections = 10,
+                           OutboundLedger::Kinds kinds = OutboundLedger::Kinds::all);
 
 // Source rows (orders and returns) with a version the outbound ledger does not hold yet: open rows
 // changed since the starting point, compared with the ledger as the reconciliation sweep compares
@@ -72,8 +74,9 @@ std::optional<CatalogStatus> read_catalog_status(OutboundLedger& ledger, merchan
 // succeeded), then the summary with the starting point, the source cursors, the rows not read yet
 // (when the merchant's source tables are given), the oldest waiting entry, the orders whose cancel
 // the provider does not show (when its result tables are given), the catalog's backlog and
-// rejections (when `catalog` is given), and the pull side. It never says "Nothing waiting to be
-// sent" while source_rows_waiting() counts a row.
+// rejections (when `catalog` is given: the latest rejections then leave the catalog's to it), and
+// the pull side. It never says "Nothing waiting to be sent" while source_rows_waiting() counts a
+// row or the catalog has a product to create or a change to send.
 std::string format_status(CheckpointStore& store, OutboundLedger& ledger, merchant::SourceTables* merchant,
                           merchant::SyncResults* results, const DaemonStatus& daemon,
                           const std::optional<CatalogStatus>& catalog = std::nullopt);

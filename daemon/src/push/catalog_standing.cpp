@@ -133,12 +133,10 @@ CatalogBacklog ledger_backlog(OutboundLedger& ledger, std::size_t listed) {
     else if (state == LedgerState::pending && kind == LedgerKind::product_update) backlog.changes_unsent += count;
     else if (state == LedgerState::pending || state == LedgerState::withdrawn) backlog.not_created += count;
   }
-  for (const LedgerKind kind : {LedgerKind::product_create, LedgerKind::product_update}) {
-    for (const LedgerEntry& entry : ledger.in_state(kind, LedgerState::rejected, static_cast<int>(listed))) {
-      backlog.rejections.push_back(rejection_of(entry));
-    }
+  for (const LedgerEntry& entry :
+       ledger.latest(LedgerState::rejected, static_cast<int>(listed), OutboundLedger::Kinds::catalog)) {
+    backlog.rejections.push_back(rejection_of(entry));
   }
-  newest_first(backlog.rejections, listed);
   return backlog;
 }
 

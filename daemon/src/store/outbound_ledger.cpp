@@ -486,9 +486,12 @@ int OutboundLedger::waiting(LedgerKind kind) {
   return count;
 }
 
-std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit) {
-  SQLite::Statement& query = store_.prepared(
-      fmt::format("SELECT {} FROM outbound_ledger WHERE state = ? ORDER BY updated_at DESC LIMIT ?", kColumns));
+std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit, Kinds kinds) {
+  const std::string_view of_kinds = kinds == Kinds::all       ? ""
+                                    : kinds == Kinds::catalog ? " AND kind IN ('product_create', 'product_update')"
+                                                              : " AND kind NOT IN ('product_create', 'product_update')";
+  SQLite::Statement& query = store_.prepared(fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE state = ?{} ORDER BY updated_at DESC LIMIT ?", kColumns, of_kinds));
   query.bind(1, std::string(to_string(state)));
   query.bind(2, limit);
   std::vector<LedgerEntry> entries;

@@ -222,8 +222,9 @@ class OutboundLedger {
 
   // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
   int waiting(LedgerKind kind);
-  // The latest entries in `state`, newest first (for `status`).
-  std::vector<LedgerEntry> latest(LedgerState state, int limit);
+  // The latest entries in `state` of `kinds`, newest first (for `status`).
+  enum class Kinds { all, catalog, orders_and_returns };  // catalog: those for which builds_from_source
+  std::vector<LedgerEntry> latest(LedgerState state, int limit, Kinds kinds = Kinds::all);
 
   // How many rows are in each state, by kind.
   std::map<std::pair<LedgerKind, LedgerState>, int> backlog();
