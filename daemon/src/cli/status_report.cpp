@@ -264,6 +264,8 @@ std::string format_catalog(const CatalogStatus& catalog) {
   } else if (!backlog.products) {
     out = fmt::format("Catalog, from the ledger alone ({} cannot be read: {}): {}\n", merchant::kProductsTable,
                       backlog.source_problem, catalog_counts(backlog));
+  } else if (*backlog.products == 0 && backlog.nothing_waits()) {
+    out = fmt::format("Catalog: {} is empty\n", merchant::kProductsTable);
   } else if (backlog.nothing_waits()) {
     out = fmt::format("Catalog: {} products, each at the provider as {} has it\n", *backlog.products,
                       merchant::kProductsTable);
