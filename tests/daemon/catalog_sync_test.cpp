@@ -651,7 +651,8 @@ TEST_P(CatalogOperatorTest, StatusShowsTheCatalogBacklogAndItsRejectionsWithThei
   execute("DROP TABLE fulfillsync_variants");
   const auto off = daemon({"status"});
   EXPECT_THAT(off.stdout_text, HasSubstr("Catalog: push_products is off (sync.jobs.push_products); the ledger holds"));
-  EXPECT_THAT(daemon({"status", "--json"}).stdout_text, HasSubstr(R"("catalog":{"push_products":false,"products":null,)"));
+  EXPECT_THAT(daemon({"status", "--json"}).stdout_text,
+              HasSubstr(R"("catalog":{"push_products":false,"products":null,)"));
 }
 
 TEST_P(CatalogOperatorTest, StatusSaysNothingOfTheCatalogWhenPushProductsIsOffAndNothingIsThere) {
@@ -730,10 +731,14 @@ TEST_P(CatalogOperatorTest, DryRunShowsWhatPushProductsWouldSendAndSendsNothing)
   EXPECT_EQ(dry.exit_status, daemon::exit_code::data_error) << dry.stderr_text;  // BAD-1 would be rejected
   EXPECT_THAT(dry.stdout_text,
               HasSubstr("; 1 products would be created, 2 updated, 1 rejected, 0 looked up first. Nothing was sent"));
-  EXPECT_THAT(dry.stderr_text, HasSubstr(R"(product D-0004 would be created with its 5 variants: POST /product {"name":"Product 4",)"));
-  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format(R"(product D-0001 would be updated with only what changed: PATCH /product/{} {{"name":"Renamed"}})",
+  EXPECT_THAT(dry.stderr_text,
+              HasSubstr(R"(product D-0004 would be created with its 5 variants: POST /product {"name":"Product 4",)"));
+  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format("product D-0001 would be updated with only what changed: PATCH "
+                                                     R"(/product/{} {{"name":"Renamed"}})",
                                                      before.at("D-0001").id)));
-  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format(R"(product D-0002 would be updated with only what changed: PATCH /product/{}/variants SKU 'D-0002-2' {{"gtin":"9999999999999"}})",
+  EXPECT_THAT(dry.stderr_text, HasSubstr(fmt::format("product D-0002 would be updated with only what changed: PATCH "
+                                                     "/product/{}/variants SKU 'D-0002-2' "
+                                                     R"({{"gtin":"9999999999999"}})",
                                                      before.at("D-0002").id)));
   EXPECT_THAT(dry.stderr_text, HasSubstr("product BAD-1 would be rejected: fulfillsync_products: variants must be at "
                                          "least one row"));

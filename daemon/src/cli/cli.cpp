@@ -135,8 +135,8 @@ int status(const CommandLine& line) {
     merchant::SourceTables* const source = merchant ? &merchant->source() : nullptr;
     const auto catalog = read_catalog_status(ledger, source, config->sync.push_products.enabled);
     if (line.json) {
-      std::cout << format_status_json(store.path(), &ledger, daemon, results, source_rows_waiting(store, ledger, source),
-                                      catalog);
+      std::cout << format_status_json(store.path(), &ledger, daemon, results,
+                                      source_rows_waiting(store, ledger, source), catalog);
     } else {
       std::cout << format_status(store, ledger, source, results, daemon, catalog);
     }

@@ -183,15 +183,21 @@ struct CatalogTally {
 // from the provider just before, so it is named by its SKU here.
 std::string update_requests(std::int64_t id, const ProductChanges& changes) {
   std::vector<std::string> requests;
-  if (!changes.product_patch.empty()) requests.push_back(fmt::format("PATCH /product/{} {}", id, changes.product_patch));
+  if (!changes.product_patch.empty()) {
+    requests.push_back(fmt::format("PATCH /product/{} {}", id, changes.product_patch));
+  }
   std::vector<std::string> variants;
   for (const auto& [sku, whole] : changes.new_variants) variants.push_back(whole);
-  if (!variants.empty()) requests.push_back(fmt::format("POST /product/{}/variants [{}]", id, fmt::join(variants, ",")));
+  if (!variants.empty()) {
+    requests.push_back(fmt::format("POST /product/{}/variants [{}]", id, fmt::join(variants, ",")));
+  }
   variants.clear();
   for (const auto& [sku, changed] : changes.changed_variants) {
     variants.push_back(fmt::format("SKU '{}' {}", text::printable(sku), changed));
   }
-  if (!variants.empty()) requests.push_back(fmt::format("PATCH /product/{}/variants {}", id, fmt::join(variants, ", ")));
+  if (!variants.empty()) {
+    requests.push_back(fmt::format("PATCH /product/{}/variants {}", id, fmt::join(variants, ", ")));
+  }
   return fmt::format("{}", fmt::join(requests, "; "));
 }
 

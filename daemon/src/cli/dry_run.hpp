@@ -4,8 +4,9 @@
 // logs each one with personal data redacted, and prints what would be created, cancelled and
 // rejected; with push_products on, what it would send for each product of the catalog (created
 // with its variants, updated with only what changed, rejected with the reasons), compared with the
-// ledger as push_products compares it. Sends nothing and writes nothing: the merchant database and the checkpoint store are
-// opened read-only (a missing store is not created) and stay byte for byte as they were.
+// ledger as push_products compares it. Sends nothing and writes nothing: the merchant database and
+// the checkpoint store are opened read-only (a missing store is not created) and stay byte for
+// byte as they were.
 #include "fulfillsync/config/config.hpp"
 
 namespace fulfillsync::daemon {

@@ -536,7 +536,9 @@ std::string format_status_json(const std::filesystem::path& store, OutboundLedge
                                                                            : std::optional(backlog.source_problem));
     w.key("rejections").begin_array();
     for (const CatalogRejection& rejection : backlog.rejections) {
-      w.begin_object().field("kind", to_string(rejection.kind)).field("reference_id", text::printable(rejection.reference_id));
+      w.begin_object()
+          .field("kind", to_string(rejection.kind))
+          .field("reference_id", text::printable(rejection.reference_id));
       w.key("skus").begin_array();
       for (const std::string& sku : rejection.skus) w.value(sku);
       w.end_array();
