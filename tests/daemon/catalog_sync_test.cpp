@@ -194,6 +194,12 @@ class CatalogSyncTest : public DriverFixture {
     return writes;
   }
 
+  // The catalog writes after the first `from`.
+  std::vector<std::array<std::string, 3>> catalog_writes_after(std::size_t from) {
+    const auto writes = catalog_writes();
+    return {writes.begin() + static_cast<long>(std::min(from, writes.size())), writes.end()};
+  }
+
   std::string version_ = "2026-07";
 };
 
@@ -281,6 +287,56 @@ TEST_P(CatalogSyncTest, LocalRulesRejectWithReasons) {
   execute("UPDATE fulfillsync_variants SET status = 'Active', gtin = NULL WHERE sku = 'BAD-2-1'");
   ASSERT_EQ(once().exit_status, daemon::exit_code::data_error);  // BAD-1 still is
   EXPECT_EQ(result_column("state", "BAD-2", "fulfillsync_product_sync"), "created");
+}
+
+// A column the merchant sets NULL: the spec makes a product's `type` nullable (`string | null`), so
+// it is cleared with null; a variant's `gtin` (`string`) and a product's taxonomy (an object) cannot
+// be cleared through the API: nothing is sent for them, the result row's note says what the
+// provider keeps, and the passes after it send nothing again.
+TEST_P(CatalogSyncTest, AColumnSetNullIsClearedWhereTheSpecAllowsAndNotedWhereItDoesNot) {
+  start();
+  insert_products("C", 4);  // C-0001 and C-0002 have a type; C-0002 and C-0004 a taxonomy
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+  ASSERT_EQ(before.at("C-0001").type, "Apparel");
+
+  execute("UPDATE fulfillsync_products SET type = NULL WHERE reference_id = 'C-0001'");
+  execute("UPDATE fulfillsync_variants SET gtin = NULL WHERE sku = 'C-0002-1'");
+  execute("UPDATE fulfillsync_products SET taxonomy_id = NULL WHERE reference_id = 'C-0004'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  const std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", before.at("C-0001").id), R"({"type":null})"}};
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  const auto after = provider_products();
+  EXPECT_EQ(after.at("C-0001").type, "");  // null
+  EXPECT_EQ(after.at("C-0002").variants[0].gtin, before.at("C-0002").variants[0].gtin);
+  EXPECT_EQ(after.at("C-0004").taxonomy, 11);
+  const std::string gtin = before.at("C-0002").variants[0].gtin;
+  EXPECT_THAT(result_column("note", "C-0002", "fulfillsync_product_sync"),
+              HasSubstr(fmt::format("gtin of variant 'C-0002-1' was removed at the shop; the provider keeps \"{}\"",
+                                    gtin)));
+  EXPECT_THAT(result_column("note", "C-0004", "fulfillsync_product_sync"),
+              HasSubstr("taxonomy_id was removed at the shop; the provider keeps 11"));
+  EXPECT_EQ(result_column("note", "C-0001", "fulfillsync_product_sync"), "");
+  for (const char* reference : {"C-0001", "C-0002", "C-0004"}) {
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created") << reference;
+  }
+
+  // Passes after the note send nothing, and the note stays; a later change of the product still
+  // does not send the gtin, and notes it again.
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 1u);
+  execute("UPDATE fulfillsync_variants SET name = 'Renamed' WHERE sku = 'C-0002-1'");
+  ASSERT_EQ(once().exit_status, 0);
+  const auto writes = catalog_writes_after(sent_before);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[1][2], fmt::format(R"([{{"id":{},"name":"Renamed"}}])", before.at("C-0002").variants[0].id));
+  EXPECT_THAT(result_column("note", "C-0002", "fulfillsync_product_sync"), HasSubstr("gtin of variant 'C-0002-1'"));
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, CatalogSyncTest, kBothDrivers, driver_name);
