@@ -200,6 +200,10 @@ class CatalogSyncTest : public DriverFixture {
     return {writes.begin() + static_cast<long>(std::min(from, writes.size())), writes.end()};
   }
 
+  void delete_store() {
+    for (const char* side : {"", "-wal", "-shm"}) std::filesystem::remove((dir / "checkpoint.db").string() + side);
+  }
+
   std::string version_ = "2026-07";
 };
 
@@ -471,6 +475,83 @@ TEST_P(CatalogJobTest, FaultsStillCreateEachProductAndVariantOnce) {
   }
   const auto stats = sandbox->admin("GET", "/_sandbox/stats").body;
   EXPECT_THAT(stats, HasSubstr("\"drop_after\":"));
+}
+
+// The checkpoint store lost: the start rebuilds it from the result tables, products too. No product
+// is posted again (to be refused as a duplicate SKU, looked up and updated whole): each is known as
+// created with the version it was sent at, and an edit after the rebuild sends only itself.
+TEST_P(CatalogJobTest, ADeletedStoreIsRebuiltWithItsProductsAndAnEditSendsOnlyItself) {
+  start();
+  insert_products("R", 20);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+  ASSERT_EQ(sent_before, 20u);
+
+  delete_store();
+  const long requests_before = sandbox_count("requests_total");
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("20 products adopted as created (0 to be compared with the provider"));
+  EXPECT_TRUE(catalog_writes_after(sent_before).empty());
+  // The channel, a few pulls: nothing per product.
+  EXPECT_LE(sandbox_count("requests_total") - requests_before, 10) << result.stderr_text;
+
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'R-0003'");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", before.at("R-0003").id), R"({"name":"Renamed"})"}};
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  EXPECT_EQ(sandbox_count("products"), 20);
+  EXPECT_EQ(provider_products().size(), 20u);
+  for (int i = 1; i <= 20; ++i) {
+    const std::string reference = fmt::format("R-{:04}", i);
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created") << reference;
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_product_sync"), std::to_string(before.at(reference).id));
+  }
+}
+
+// Edited while the store was lost, a product's version at the provider is not known from the result
+// table: recover-store adopts it all the same, and the next pass reads it at the provider and sends
+// only what differs from the merchant's version, without a POST.
+TEST_P(CatalogJobTest, RecoverStoreAdoptsAProductEditedMeanwhileAndComparesItWithTheProvider) {
+  start();
+  insert_products("M", 10);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+
+  delete_store();
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'M-0002';"
+          "UPDATE fulfillsync_variants SET gtin = '9999999999999' WHERE sku = 'M-0002-2';"
+          "INSERT INTO fulfillsync_variants (sku, product_reference_id, name) VALUES ('M-0002-9', 'M-0002', 'New');");
+  auto result = daemon({"recover-store"});
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("10 products adopted as created (1 to be compared with the provider"));
+  EXPECT_EQ(result_column("state", "M-0002", "fulfillsync_product_sync"), "created");
+  EXPECT_TRUE(catalog_writes_after(sent_before).empty());
+
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::int64_t id = before.at("M-0002").id;
+  std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", id), R"({"name":"Renamed"})"},
+      {"POST", fmt::format("/product/{}/variants", id), R"([{"sku":"M-0002-9","name":"New"}])"},
+      {"PATCH", fmt::format("/product/{}/variants", id),
+       fmt::format(R"([{{"id":{},"gtin":"9999999999999"}}])", before.at("M-0002").variants[1].id)},
+  };
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  const auto after = provider_products();
+  EXPECT_EQ(after.size(), 10u);
+  EXPECT_EQ(sandbox_count("products"), 10);
+  EXPECT_EQ(after.at("M-0002").name, "Renamed");
+  EXPECT_EQ(after.at("M-0002").variants.size(), before.at("M-0002").variants.size() + 1);
+  EXPECT_EQ(result_column("state", "M-0002", "fulfillsync_product_sync"), "created");
+
+  // The version it was brought to is known now: a pass sends nothing more.
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);
