@@ -171,9 +171,8 @@ void StoreRebuild::adopt_products() {
     std::vector<const merchant::SyncResult*> to_adopt;
     std::vector<std::string> keys;
     for (const merchant::SyncResult& result : results) {
-      if (!result.remote_id) continue;  // never created, or unclear: its send is looked up by SKU as ever
       const auto entry = ledger_.find(LedgerKind::product_create, result.reference_id);
-      if (entry && entry->state == LedgerState::created) continue;
+      if (entry && (entry->state == LedgerState::created || entry->state == LedgerState::in_flight)) continue;
       to_adopt.push_back(&result);
       keys.push_back(result.reference_id);
     }
@@ -183,25 +182,46 @@ void StoreRebuild::adopt_products() {
       std::string key = row.reference_id;
       rows.emplace(std::move(key), std::move(row));
     }
+    // A product without a remote_id (never created, its create unclear or refused) whose SKU the
+    // provider's product list holds (variant_sync, as pull_stock read it) is that product: SKUs are
+    // unique at the provider, and a create makes all its variants or none. One SKU tells.
+    std::vector<std::string> first_skus;
+    for (const merchant::SyncResult* result : to_adopt) {
+      const auto row = rows.find(result->reference_id);
+      if (result->remote_id || row == rows.end() || row->second.lines.empty()) continue;
+      const merchant::Field& sku = row->second.lines.front().sku;
+      if (sku.type == merchant::Field::Type::text) first_skus.push_back(sku.text);
+    }
+    const merchant::SkuMap listed = first_skus.empty() ? merchant::SkuMap{} : catalog_->pulled.sku_map(first_skus);
     auto batch = ledger_.batch();
     for (const merchant::SyncResult* adopting : to_adopt) {
       const merchant::SyncResult& result = *adopting;
-      // `created` is the product as the merchant last wrote it; still that version, its body is what
-      // the provider holds. (Changed since, or an update under way or refused: not known.)
-      std::optional<std::string> body;
       const auto row = rows.find(result.reference_id);
-      if (result.state == "created" && row != rows.end() && row->second.content_hash == result.content_hash) {
+      std::optional<std::int64_t> remote_id = result.remote_id;
+      std::string_view note = result.note ? std::string_view(*result.note) : std::string_view();
+      if (!remote_id && row != rows.end() && !row->second.lines.empty()) {
+        const auto mapped = listed.find(row->second.lines.front().sku.text);
+        if (mapped != listed.end()) {
+          remote_id = mapped->second.product_id;
+          note = kCreatedByAnEarlierSend;
+        }
+      }
+      if (!remote_id) continue;  // not at the provider as far as is known: its create goes out (refused if it is)
+      // `created` is the product as the merchant last wrote it; still that version, its body is what
+      // the provider holds. (Changed since, an update under way or refused, or found by SKU: not known.)
+      std::optional<std::string> body;
+      if (result.remote_id && result.state == "created" && row != rows.end() &&
+          row->second.content_hash == result.content_hash) {
         body = product_body(row->second, catalog_->version).body;
       }
-      const bool adopted =
-          ledger_.adopt(LedgerKind::product_create, result.reference_id, body ? row->second.content_hash : "",
-                        *result.remote_id, "", iso(result.remote_created_at), result.note.value_or(""),
-                        body.value_or(""));
-      if (!adopted) continue;
+      if (!ledger_.adopt(LedgerKind::product_create, result.reference_id, body ? row->second.content_hash : "",
+                         *remote_id, "", iso(result.remote_created_at), note, body.value_or(""))) {
+        continue;
+      }
       ++summary_.products_adopted;
       if (!body) ++summary_.products_to_compare;
-      spdlog::debug("product {}: adopted as {} from the result table ({})", text::printable(result.reference_id),
-                    *result.remote_id, body ? "as it was sent" : "to be compared with the provider");
+      spdlog::debug("product {}: adopted as {} from the result tables ({})", text::printable(result.reference_id),
+                    *remote_id, body ? "as it was sent" : "to be compared with the provider");
     }
     batch.commit();
   }

@@ -22,7 +22,9 @@
 //      holds, the ledger records that version's body as what the provider has (the base of its next
 //      update, which then sends only the change); otherwise (changed since, an update under way or
 //      refused) what the provider holds is not known: the next pass reads the product there
-//      (GET /product/{id}) and sends only what differs from the merchant's version.
+//      (GET /product/{id}) and sends only what differs from the merchant's version. So it is for a
+//      product whose row holds no remote_id (its create unclear, say) but whose first SKU the
+//      SKU map (variant_sync, the provider's product list) holds: adopted as that product.
 //   2. check() (before the jobs start): the adopted ids are read at the provider, 250 a request
 //      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported. An order whose result
 //      says the merchant's cancel was sent or being sent and that the provider does not show
@@ -41,6 +43,7 @@
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "fulfillsync/merchant/pulled_tables.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
 #include "fulfillsync/merchant/sync_results.hpp"
 
@@ -74,6 +77,7 @@ class StoreRebuild {
   // The catalog, where push_products runs: its products are adopted too.
   struct Catalog {
     merchant::SourceTables& source;
+    merchant::PulledTables& pulled;  // the SKU map, variant_sync
     api::ApiVersion version;
   };
   StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger,
