@@ -275,7 +275,9 @@ Members cleared_members(const Members& base, const Members& after) {
     const auto new_members = members_of_text(*now);
     if (!old_members || !new_members) continue;
     for (const auto& [inner_key, inner_value] : *old_members) {
-      if (member(*new_members, inner_key) == nullptr) cleared.emplace_back(fmt::format("{}.{}", key, inner_key), inner_value);
+      if (member(*new_members, inner_key) == nullptr) {
+        cleared.emplace_back(fmt::format("{}.{}", key, inner_key), inner_value);
+      }
     }
   }
   return cleared;
@@ -413,7 +415,8 @@ std::optional<std::string> applied_version(std::string_view base, std::string_vi
 std::optional<std::string> provider_version(std::string_view provider_product, std::string_view after) {
   simdjson::dom::parser provider_parser, after_parser;
   simdjson::dom::object provider, wanted;
-  if (provider_parser.parse(simdjson::padded_string(provider_product)).get_object().get(provider) != simdjson::SUCCESS ||
+  if (provider_parser.parse(simdjson::padded_string(provider_product)).get_object().get(provider) !=
+          simdjson::SUCCESS ||
       after_parser.parse(simdjson::padded_string(after)).get_object().get(wanted) != simdjson::SUCCESS) {
     return std::nullopt;
   }
@@ -424,7 +427,8 @@ std::optional<std::string> provider_version(std::string_view provider_product, s
     for (simdjson::dom::element variant : listed) {
       std::string_view sku;
       simdjson::dom::object object;
-      if (variant.get_object().get(object) == simdjson::SUCCESS && object["sku"].get_string().get(sku) == simdjson::SUCCESS) {
+      if (variant.get_object().get(object) == simdjson::SUCCESS &&
+          object["sku"].get_string().get(sku) == simdjson::SUCCESS) {
         held_variants.emplace(sku, object);
       }
     }
@@ -441,7 +445,9 @@ std::optional<std::string> provider_version(std::string_view provider_product, s
       continue;
     }
     simdjson::dom::element held;
-    if (provider.at_key(key).get(held) == simdjson::SUCCESS && !held.is_null()) w.key(key).raw_value(simdjson::minify(held));
+    if (provider.at_key(key).get(held) == simdjson::SUCCESS && !held.is_null()) {
+      w.key(key).raw_value(simdjson::minify(held));
+    }
   }
   w.key("variants").begin_array();
   simdjson::dom::array variants;
@@ -449,7 +455,8 @@ std::optional<std::string> provider_version(std::string_view provider_product, s
   for (simdjson::dom::element variant : variants) {
     std::string_view sku;
     simdjson::dom::object object;
-    if (variant.get_object().get(object) != simdjson::SUCCESS || object["sku"].get_string().get(sku) != simdjson::SUCCESS) {
+    if (variant.get_object().get(object) != simdjson::SUCCESS ||
+        object["sku"].get_string().get(sku) != simdjson::SUCCESS) {
       return std::nullopt;
     }
     wanted_skus.insert(sku);
@@ -507,8 +514,8 @@ std::string provider_keeps_note(const ProductChanges& changes) {
         "variants removed at the merchant are kept at the provider (the daemon never deletes one): {}", listed));
   }
   for (const ProductChanges::Kept& kept : changes.kept) {
-    const std::string what = kept.sku.empty() ? kept.member
-                                              : fmt::format("{} of variant '{}'", kept.member, text::printable(kept.sku));
+    const std::string what =
+        kept.sku.empty() ? kept.member : fmt::format("{} of variant '{}'", kept.member, text::printable(kept.sku));
     parts.push_back(fmt::format("{} was removed at the shop; the provider keeps {} (the API cannot clear it)", what,
                                 shown(kept.value)));
   }

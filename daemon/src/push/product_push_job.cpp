@@ -175,7 +175,9 @@ void ProductPushJob::note_what_the_provider_keeps(const std::string& key, const 
   const std::string note = provider_keeps_note(changes);
   context_.ledger.set_note(LedgerKind::product_update, key, note);
   if (note.empty()) return;
-  if (!changes.kept.empty()) context_.metrics.count_items(name(), "not_cleared", static_cast<double>(changes.kept.size()));
+  if (!changes.kept.empty()) {
+    context_.metrics.count_items(name(), "not_cleared", static_cast<double>(changes.kept.size()));
+  }
   spdlog::warn("product {}: {}", text::printable(key), note);
 }
 
@@ -225,7 +227,8 @@ asio::awaitable<void> ProductPushJob::reconcile(JobRun& run) {
       if (entry.note == kCreatedByAnEarlierSend) {
         // What the provider holds may be another version: an update compares it with this one (its
         // base not known, it reads the provider first) and sends what differs.
-        ledger.offer(LedgerKind::product_update, entry.source_key, "", encode_versions({.base = "", .after = entry.body}));
+        ledger.offer(LedgerKind::product_update, entry.source_key, "",
+                     encode_versions({.base = "", .after = entry.body}));
       }
     } else {
       ledger.mark_pending(LedgerKind::product_create, entry.source_key,

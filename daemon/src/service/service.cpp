@@ -99,7 +99,9 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   const auto version = api::parse_api_version(config_.api.version);
   assert(version && "the loader accepts only known versions");
   std::optional<StoreRebuild::Catalog> catalog;
-  if (config_.sync.push_products.enabled) catalog.emplace(StoreRebuild::Catalog{merchant_->source(), merchant_->pulled(), *version});
+  if (config_.sync.push_products.enabled) {
+    catalog.emplace(StoreRebuild::Catalog{merchant_->source(), merchant_->pulled(), *version});
+  }
   rebuild_ = std::make_unique<StoreRebuild>(merchant_->results(), *checkpoint_, *ledger_, catalog);
   rebuild_->adopt(config_.sync.orders_since);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
