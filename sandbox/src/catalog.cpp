@@ -17,9 +17,15 @@ Product* owned_product(Call& call) {
   return &found->second;
 }
 
+// A variant's members, none nullable in the spec (Variant: `string`, objects): `null` clears none of
+// them, and is refused rather than taken for "unchanged".
+constexpr std::string_view kVariantMembers[] = {"name", "sku", "gtin", "upc", "status", "customs", "weight",
+                                                "dimension", "lot_information", "is_digital"};
+
 // One variant body, for create (`creating`: name and sku required) and patch.
 void read_variant(Call& call, ObjectReader& r, Variant& variant, bool creating) {
   Validation& validation = r.validation();
+  for (const std::string_view member : kVariantMembers) r.refuse_null(member);
   if (auto name = r.string("name", {.required = creating, .min_length = 1, .max_length = 400})) variant.name = std::string(*name);
   if (auto sku = r.string("sku", {.required = creating, .min_length = 1, .max_length = 100})) {
     const Merchant& merchant = call.merchant();
@@ -230,9 +236,13 @@ HttpResponse patch_product(Call& call) {
   if (taxonomy && find_taxonomy(*taxonomy) == nullptr) {
     validation.add("taxonomy_id", "Taxonomy " + std::to_string(*taxonomy) + " does not exist.");
   }
+  r.refuse_null("taxonomy_id");  // the spec's `taxonomy` is an object, not nullable
   if (!validation.ok()) return validation_problem(400, validation, call.path());
+  // `name` and `type` are `string | null`: null clears them.
   if (name) product->name = std::string(*name);
+  if (r.null("name")) product->name.clear();
   if (type) product->type = std::string(*type);
+  if (r.null("type")) product->type.reset();
   if (taxonomy) product->taxonomy_id = static_cast<int>(*taxonomy);
   product->updated_on = call.now;
   return json_response(200, render_product(call, *product));

@@ -405,7 +405,7 @@ void write_variant(JsonWriter& w, const Variant& v, Version version, std::int64_
 void write_product(JsonWriter& w, Store& store, const Product& product, Version version) {
   w.begin_object()
       .field("id", product.id)
-      .field("name", product.name)
+      .field("name", product.name.empty() ? std::nullopt : std::optional<std::string>(product.name))
       .field("type", product.type)
       .field("user_id", product.merchant_id)
       .field("created_on", iso(product.created_on));

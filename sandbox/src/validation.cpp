@@ -45,6 +45,15 @@ bool ObjectReader::present(std::string_view key) const {
   return object_.at_key(key).get(value) == simdjson::SUCCESS && !value.is_null();
 }
 
+bool ObjectReader::null(std::string_view key) const {
+  simdjson::dom::element value;
+  return object_.at_key(key).get(value) == simdjson::SUCCESS && value.is_null();
+}
+
+void ObjectReader::refuse_null(std::string_view key) {
+  if (null(key)) validation_.add(path(key), "The field " + path(key) + " cannot be null.");
+}
+
 std::optional<simdjson::dom::element> ObjectReader::lookup(std::string_view key, bool required) {
   simdjson::dom::element value;
   if (object_.at_key(key).get(value) != simdjson::SUCCESS || value.is_null()) {

@@ -68,6 +68,71 @@ TEST(CatalogMappingTest, AnUpdateSendsOnlyWhatChanged) {
   EXPECT_FALSE(product_changes("not json", after));
 }
 
+// Cleared at the merchant: `type` is nullable in the spec (sent as null); the taxonomy, a variant's
+// gtin and a customs member are not (kept at the provider, noted, never sent). What the provider
+// holds afterwards keeps them, so the next update notes them again and still sends nothing for them.
+TEST(CatalogMappingTest, AClearedMemberIsSentAsNullOnlyWhereTheSpecAllowsIt) {
+  const std::string base =
+      R"({"name":"Mug","type":"Kitchen","taxonomy_id":11,"variants":[{"sku":"M-1","name":"Mug","gtin":"0123456789012",)"
+      R"("weight":{"weight":1,"unit":"lb"},"customs":{"value":12,"currency":"USD"}},{"sku":"M-2","name":"Big mug"}]})";
+  const std::string after =
+      R"({"name":"Mug","variants":[{"sku":"M-1","name":"Mug","weight":{"weight":1,"unit":"lb"},)"
+      R"("customs":{"currency":"USD"}}]})";
+  const auto changes = product_changes(base, after);
+  ASSERT_TRUE(changes);
+  EXPECT_EQ(changes->product_patch, R"({"type":null})");
+  EXPECT_TRUE(changes->changed_variants.empty());
+  ASSERT_EQ(changes->kept.size(), 3u);
+  EXPECT_EQ(changes->kept[0].member, "taxonomy_id");
+  EXPECT_EQ(changes->kept[1].member, "gtin");
+  EXPECT_EQ(changes->kept[1].sku, "M-1");
+  EXPECT_EQ(changes->kept[2].member, "customs.value");
+  const std::string note = provider_keeps_note(*changes);
+  EXPECT_THAT(note, HasSubstr("'M-2'"));
+  EXPECT_THAT(note, HasSubstr("taxonomy_id was removed at the shop; the provider keeps 11"));
+  EXPECT_THAT(note, HasSubstr(R"(gtin of variant 'M-1' was removed at the shop; the provider keeps "0123456789012")"));
+  EXPECT_THAT(note, HasSubstr("customs.value of variant 'M-1' was removed at the shop; the provider keeps 12"));
+
+  const auto held = applied_version(base, after);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(*held, R"({"name":"Mug","taxonomy_id":11,"variants":[{"sku":"M-1","name":"Mug","gtin":"0123456789012",)"
+                   R"("weight":{"weight":1,"unit":"lb"},"customs":{"value":12,"currency":"USD"}},)"
+                   R"({"sku":"M-2","name":"Big mug"}]})");
+  const auto again = product_changes(*held, after);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->sends_nothing());
+  EXPECT_EQ(provider_keeps_note(*again), note);
+  // A weight sent whole: only when one of its members changed.
+  const std::string heavier = R"({"name":"Mug","variants":[{"sku":"M-1","name":"Mug","weight":{"weight":2,"unit":"lb"}}]})";
+  EXPECT_THAT(product_changes(*held, heavier)->changed_variants,
+              ElementsAre(Pair("M-1", R"({"weight":{"weight":2,"unit":"lb"}})")));
+}
+
+// What the provider holds, read when the ledger does not know it, compared member by member with what
+// the merchant sends: the provider's defaults for members the merchant leaves out are not changes.
+TEST(CatalogMappingTest, TheProviderVersionHoldsTheMembersTheMerchantSends) {
+  const std::string provider =
+      R"({"id":5,"name":"Mug","type":"Regular","user_id":1,"taxonomy":{"id":11,"name":"Mugs"},"variants":[)"
+      R"({"id":50,"name":"Mug","sku":"M-1","gtin":"1","upc":"","status":"Active","weight":{"unit":"oz","weight":8.0},)"
+      R"("customs":{"country_code_of_origin":"US","value":12.0,"is321_eligible":false},"dimension":{"height":2,"length":6}},)"
+      R"({"id":51,"name":"Old","sku":"M-0","status":"Active"}]})";
+  const std::string after =
+      R"({"name":"Mug","taxonomy_id":11,"variants":[{"sku":"M-1","name":"Mug","gtin":"2","weight":{"weight":8,)"
+      R"("unit":"oz"},"customs":{"value":12}},{"sku":"M-3","name":"New"}]})";
+  const auto held = provider_version(provider, after);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(*held, R"({"name":"Mug","taxonomy_id":11,"variants":[{"sku":"M-1","name":"Mug","gtin":"1","weight":)"
+                   R"({"weight":8,"unit":"oz"},"customs":{"value":12}},{"sku":"M-0"}]})");
+  const auto changes = product_changes(*held, after);
+  ASSERT_TRUE(changes);
+  EXPECT_EQ(changes->product_patch, "");
+  EXPECT_THAT(changes->changed_variants, ElementsAre(Pair("M-1", R"({"gtin":"2"})")));
+  EXPECT_THAT(changes->new_variants, ElementsAre(Pair("M-3", R"({"sku":"M-3","name":"New"})")));
+  EXPECT_THAT(changes->removed_skus, ElementsAre("M-0"));
+  EXPECT_TRUE(changes->kept.empty());
+  EXPECT_FALSE(provider_version("[]", after));
+}
+
 TEST(CatalogMappingTest, AnUpdatesVersionsReadBack) {
   const ProductVersions versions{.base = R"({"variants":[]})", .after = R"({"name":"A","variants":[]})"};
   const auto read = decode_versions(encode_versions(versions));
@@ -75,6 +140,7 @@ TEST(CatalogMappingTest, AnUpdatesVersionsReadBack) {
   EXPECT_EQ(read->base, versions.base);
   EXPECT_EQ(read->after, versions.after);
   EXPECT_EQ(decode_versions(encode_versions({.base = versions.base, .after = ""}))->after, "");
+  EXPECT_EQ(decode_versions(encode_versions({.base = "", .after = versions.after}))->base, "");  // not known
 }
 
 }  // namespace

@@ -195,6 +195,16 @@ class CatalogSyncTest : public DriverFixture {
     return writes;
   }
 
+  // The catalog writes after the first `from`.
+  std::vector<std::array<std::string, 3>> catalog_writes_after(std::size_t from) {
+    const auto writes = catalog_writes();
+    return {writes.begin() + static_cast<long>(std::min(from, writes.size())), writes.end()};
+  }
+
+  void delete_store() {
+    for (const char* side : {"", "-wal", "-shm"}) std::filesystem::remove((dir / "checkpoint.db").string() + side);
+  }
+
   std::string version_ = "2026-07";
 };
 
@@ -334,6 +344,56 @@ TEST_P(CatalogSyncTest, CheckConfigNamesEachCatalogProblemInOneLine) {
   EXPECT_THAT(check.stdout_text, ::testing::ContainsRegex("\nERROR catalog tables: fulfillsync_variants[^\n]*no such "
                                                           "table"));
   EXPECT_THAT(check.stdout_text, Not(HasSubstr("ERROR source tables")));
+}
+
+// A column the merchant sets NULL: the spec makes a product's `type` nullable (`string | null`), so
+// it is cleared with null; a variant's `gtin` (`string`) and a product's taxonomy (an object) cannot
+// be cleared through the API: nothing is sent for them, the result row's note says what the
+// provider keeps, and the passes after it send nothing again.
+TEST_P(CatalogSyncTest, AColumnSetNullIsClearedWhereTheSpecAllowsAndNotedWhereItDoesNot) {
+  start();
+  insert_products("C", 4);  // C-0001 and C-0002 have a type; C-0002 and C-0004 a taxonomy
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+  ASSERT_EQ(before.at("C-0001").type, "Apparel");
+
+  execute("UPDATE fulfillsync_products SET type = NULL WHERE reference_id = 'C-0001'");
+  execute("UPDATE fulfillsync_variants SET gtin = NULL WHERE sku = 'C-0002-1'");
+  execute("UPDATE fulfillsync_products SET taxonomy_id = NULL WHERE reference_id = 'C-0004'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+
+  const std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", before.at("C-0001").id), R"({"type":null})"}};
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  const auto after = provider_products();
+  EXPECT_EQ(after.at("C-0001").type, "");  // null
+  EXPECT_EQ(after.at("C-0002").variants[0].gtin, before.at("C-0002").variants[0].gtin);
+  EXPECT_EQ(after.at("C-0004").taxonomy, 11);
+  const std::string gtin = before.at("C-0002").variants[0].gtin;
+  EXPECT_THAT(result_column("note", "C-0002", "fulfillsync_product_sync"),
+              HasSubstr(fmt::format("gtin of variant 'C-0002-1' was removed at the shop; the provider keeps \"{}\"",
+                                    gtin)));
+  EXPECT_THAT(result_column("note", "C-0004", "fulfillsync_product_sync"),
+              HasSubstr("taxonomy_id was removed at the shop; the provider keeps 11"));
+  EXPECT_EQ(result_column("note", "C-0001", "fulfillsync_product_sync"), "");
+  for (const char* reference : {"C-0001", "C-0002", "C-0004"}) {
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created") << reference;
+  }
+
+  // Passes after the note send nothing, and the note stays; a later change of the product still
+  // does not send the gtin, and notes it again.
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 1u);
+  execute("UPDATE fulfillsync_variants SET name = 'Renamed' WHERE sku = 'C-0002-1'");
+  ASSERT_EQ(once().exit_status, 0);
+  const auto writes = catalog_writes_after(sent_before);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[1][2], fmt::format(R"([{{"id":{},"name":"Renamed"}}])", before.at("C-0002").variants[0].id));
+  EXPECT_THAT(result_column("note", "C-0002", "fulfillsync_product_sync"), HasSubstr("gtin of variant 'C-0002-1'"));
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, CatalogSyncTest, kBothDrivers, driver_name);
@@ -581,6 +641,90 @@ TEST_P(CatalogJobTest, FaultsStillCreateEachProductAndVariantOnce) {
   }
   const auto stats = sandbox->admin("GET", "/_sandbox/stats").body;
   EXPECT_THAT(stats, HasSubstr("\"drop_after\":"));
+}
+
+// The checkpoint store lost: the start rebuilds it from the result tables, products too. No product
+// is posted again (to be refused as a duplicate SKU, looked up and updated whole): each is known as
+// created with the version it was sent at, and an edit after the rebuild sends only itself. One
+// whose result never got its remote_id (its create's answer lost with the store) is found in the
+// SKU map (variant_sync, pull_stock's read of the provider's product list) and compared there.
+TEST_P(CatalogJobTest, ADeletedStoreIsRebuiltWithItsProductsAndAnEditSendsOnlyItself) {
+  start();
+  insert_products("R", 20);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+  ASSERT_EQ(sent_before, 20u);
+  const auto mapped = shop_app->query("SELECT CAST(product_id AS TEXT) FROM fulfillsync_variant_sync WHERE sku = 'R-0005-1'");
+  ASSERT_EQ(mapped.size(), 1u);  // pull_stock read the provider's product list
+  ASSERT_EQ(mapped[0][0], std::to_string(before.at("R-0005").id));
+
+  delete_store();
+  execute("UPDATE fulfillsync_product_sync SET state = 'in_flight', remote_id = NULL WHERE reference_id = 'R-0005'");
+  const long requests_before = sandbox_count("requests_total");
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("20 products adopted as created (1 to be compared with the provider"));
+  EXPECT_EQ(result_column("remote_id", "R-0005", "fulfillsync_product_sync"), std::to_string(before.at("R-0005").id));
+  EXPECT_TRUE(catalog_writes_after(sent_before).empty());
+  // The channel, a few pulls, R-0005 read: nothing per product.
+  EXPECT_LE(sandbox_count("requests_total") - requests_before, 12) << result.stderr_text;
+
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'R-0003'");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", before.at("R-0003").id), R"({"name":"Renamed"})"}};
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  EXPECT_EQ(sandbox_count("products"), 20);
+  EXPECT_EQ(provider_products().size(), 20u);
+  for (int i = 1; i <= 20; ++i) {
+    const std::string reference = fmt::format("R-{:04}", i);
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created") << reference;
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_product_sync"), std::to_string(before.at(reference).id));
+  }
+}
+
+// Edited while the store was lost, a product's version at the provider is not known from the result
+// table: recover-store adopts it all the same, and the next pass reads it at the provider and sends
+// only what differs from the merchant's version, without a POST.
+TEST_P(CatalogJobTest, RecoverStoreAdoptsAProductEditedMeanwhileAndComparesItWithTheProvider) {
+  start();
+  insert_products("M", 10);
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  const std::size_t sent_before = catalog_writes().size();
+
+  delete_store();
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'M-0002';"
+          "UPDATE fulfillsync_variants SET gtin = '9999999999999' WHERE sku = 'M-0002-2';"
+          "INSERT INTO fulfillsync_variants (sku, product_reference_id, name) VALUES ('M-0002-9', 'M-0002', 'New');");
+  auto result = daemon({"recover-store"});
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stdout_text, HasSubstr("10 products adopted as created (1 to be compared with the provider"));
+  EXPECT_EQ(result_column("state", "M-0002", "fulfillsync_product_sync"), "created");
+  EXPECT_TRUE(catalog_writes_after(sent_before).empty());
+
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const std::int64_t id = before.at("M-0002").id;
+  std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", id), R"({"name":"Renamed"})"},
+      {"POST", fmt::format("/product/{}/variants", id), R"([{"sku":"M-0002-9","name":"New"}])"},
+      {"PATCH", fmt::format("/product/{}/variants", id),
+       fmt::format(R"([{{"id":{},"gtin":"9999999999999"}}])", before.at("M-0002").variants[1].id)},
+  };
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  const auto after = provider_products();
+  EXPECT_EQ(after.size(), 10u);
+  EXPECT_EQ(sandbox_count("products"), 10);
+  EXPECT_EQ(after.at("M-0002").name, "Renamed");
+  EXPECT_EQ(after.at("M-0002").variants.size(), before.at("M-0002").variants.size() + 1);
+  EXPECT_EQ(result_column("state", "M-0002", "fulfillsync_product_sync"), "created");
+
+  // The version it was brought to is known now: a pass sends nothing more.
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);

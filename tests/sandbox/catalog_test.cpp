@@ -1,4 +1,6 @@
 // Products, variants, inventory, lot levels, history, packaging, taxonomy, allergens and estimates.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "sandbox_fixture.hpp"
@@ -53,6 +55,36 @@ TEST(SandboxCatalog, ProductsAndVariantsLifeCycle) {
   EXPECT_EQ(list["items"].get_array().size(), 1u);
   EXPECT_TRUE(list["next"].is_null());
   EXPECT_EQ(sandbox.get("/2026-01/product/999999").status, 404);
+}
+
+// The spec's Product has `name` and `type` as `string | null`: a PATCH with null clears them. Its
+// `taxonomy` and every member of a Variant are not nullable: null there is refused, never read as
+// "unchanged" or as a value.
+TEST(SandboxCatalog, NullClearsOnlyWhatTheSpecMakesNullable) {
+  Sandbox sandbox;
+  const auto created = sandbox.create("/2026-07/product",
+      R"({"name":"Mug","type":"Kitchen","taxonomy_id":11,"variants":[{"name":"Mug","sku":"MUG-1","gtin":"0123456789012"}]})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto product = parse(created.body);
+  const auto id = std::to_string(as_int(product["id"]));
+  const auto variant_id = std::to_string(as_int(product["variants"].at(0)["id"]));
+
+  const auto cleared = sandbox.call("PATCH", "/2026-07/product/" + id, R"({"type":null})");
+  ASSERT_EQ(cleared.status, 200) << cleared.body;
+  EXPECT_TRUE(parse(cleared.body)["type"].is_null());
+  EXPECT_EQ(as_string(parse(cleared.body)["name"]), "Mug");
+  EXPECT_TRUE(parse(sandbox.get("/2026-07/product/" + id).body)["type"].is_null());
+
+  EXPECT_EQ(error_fields(sandbox.call("PATCH", "/2026-07/product/" + id, R"({"taxonomy_id":null})")),
+            (std::vector<std::string>{"taxonomy_id"}));
+  const auto refused = sandbox.call("PATCH", "/2026-07/product/" + id + "/variants",
+                                    R"([{"id":)" + variant_id + R"(,"gtin":null,"customs":null}])");
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  auto fields = error_fields(refused);
+  std::sort(fields.begin(), fields.end());
+  EXPECT_EQ(fields, (std::vector<std::string>{"[0].customs", "[0].gtin"}));
+  const auto variant = parse(sandbox.get("/2026-07/product/" + id + "/variants").body).at(0);
+  EXPECT_EQ(as_string(variant["gtin"]), "0123456789012");
 }
 
 TEST(SandboxCatalog, AVariantThatIsNotAnObjectIsNamedByItsIndex) {

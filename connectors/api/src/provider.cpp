@@ -176,6 +176,15 @@ asio::awaitable<Outcome> Provider::update_variants(std::int64_t product_id, std:
   co_return co_await call_(std::move(request));
 }
 
+asio::awaitable<Outcome> Provider::product(std::int64_t product_id, BeforeSend before_send) {
+  ApiRequest request{.method = "GET",
+                     .route = "/product/{productId}",
+                     .path = fmt::format("/product/{}", product_id),
+                     .priority = Priority::push,
+                     .before_send = std::move(before_send)};
+  co_return co_await call_(std::move(request));
+}
+
 asio::awaitable<Answer<VariantList>> Provider::product_variants(std::int64_t product_id, BeforeSend before_send) {
   ApiRequest request{.method = "GET",
                      .route = "/product/{productId}/variants",

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <simdjson.h>
 
 #include "fulfillsync/common/json_writer.hpp"
@@ -153,12 +155,42 @@ void write_variant(json::JsonWriter& w, const VariantRow& variant, api::ApiVersi
 // A body's members, each as minified JSON, in its order.
 using Members = std::vector<std::pair<std::string, std::string>>;
 
+// A product's own members that the spec makes nullable (`name`, `type`: `string | null`): a member
+// the merchant cleared is cleared with `null`. No other member the catalog sends is nullable.
+constexpr std::string_view kClearable[] = {"name", "type"};
+// A variant's objects compared member by member (only the changed members sent) and those sent
+// whole when any member changed (their unit with them).
+constexpr std::string_view kByMember[] = {"customs", "lot_information"};
+constexpr std::string_view kWhole[] = {"weight", "dimension"};
+// What a note shows of a value the provider keeps.
+constexpr std::size_t kShownValue = 40;
+
+bool is_one_of(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 std::optional<Members> members_of(simdjson::dom::element element) {
   simdjson::dom::object object;
   if (element.get_object().get(object) != simdjson::SUCCESS) return std::nullopt;
   Members members;
   for (auto [key, value] : object) members.emplace_back(std::string(key), simdjson::minify(value));
   return members;
+}
+
+// The members of an object given as JSON text; nothing for any other value.
+std::optional<Members> members_of_text(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element element;
+  if (parser.parse(simdjson::padded_string(json)).get(element) != simdjson::SUCCESS) return std::nullopt;
+  return members_of(element);
+}
+
+std::string object_text(const Members& members) {
+  json::JsonWriter w;
+  w.begin_object();
+  for (const auto& [key, value] : members) w.key(key).raw_value(value);
+  w.end_object();
+  return w.take();
 }
 
 const std::string* member(const Members& members, std::string_view key) {
@@ -172,7 +204,8 @@ struct ReadProduct {
   std::vector<std::pair<std::string, Members>> variants;
 };
 
-std::optional<ReadProduct> read_product(simdjson::dom::parser& parser, std::string_view body) {
+std::optional<ReadProduct> read_product(std::string_view body) {
+  simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(simdjson::padded_string(body)).get(root) != simdjson::SUCCESS) return std::nullopt;
   auto fields = members_of(root);
@@ -192,40 +225,111 @@ std::optional<ReadProduct> read_product(simdjson::dom::parser& parser, std::stri
   return product;
 }
 
-// The members of `after` that `base` lacks or holds otherwise, as an object ("" when none).
-// Members named in `by_member` are objects compared member by member in turn.
-std::string changed_members(simdjson::dom::parser& parser, const Members& base, const Members& after,
-                            std::initializer_list<std::string_view> by_member = {}) {
+std::string write_product(const Members& fields, const std::vector<Members>& variants) {
   json::JsonWriter w;
-  bool any = false;
   w.begin_object();
+  for (const auto& [key, value] : fields) w.key(key).raw_value(value);
+  w.key("variants").begin_array();
+  for (const Members& variant : variants) w.raw_value(object_text(variant));
+  w.end_array().end_object();
+  return w.take();
+}
+
+// The members of `after` that `base` lacks or holds otherwise, as an object ("" when none).
+// Objects named in `by_member` are compared member by member (only their changed members sent);
+// those in `whole` are sent whole when one of their members changed.
+std::string changed_members(const Members& base, const Members& after,
+                            std::span<const std::string_view> by_member = {},
+                            std::span<const std::string_view> whole = {}) {
+  Members changed;
   for (const auto& [key, value] : after) {
     const std::string* before = member(base, key);
     if (before != nullptr && *before == value) continue;
-    if (before != nullptr && std::find(by_member.begin(), by_member.end(), key) != by_member.end()) {
-      // Both are objects the mapping wrote; each read with a parser of its own document.
-      simdjson::dom::parser inner;
-      simdjson::dom::element old_element, new_element;
-      if (inner.parse(simdjson::padded_string(*before)).get(old_element) == simdjson::SUCCESS) {
-        const auto old_members = members_of(old_element);
-        if (parser.parse(simdjson::padded_string(value)).get(new_element) == simdjson::SUCCESS) {
-          const auto new_members = members_of(new_element);
-          if (old_members && new_members) {
-            const std::string inner_changed = changed_members(inner, *old_members, *new_members);
-            if (!inner_changed.empty()) {
-              w.key(key).raw_value(inner_changed);
-              any = true;
-            }
-            continue;
-          }
-        }
+    const bool nested = is_one_of(by_member, key);
+    if (before != nullptr && (nested || is_one_of(whole, key))) {
+      const auto old_members = members_of_text(*before);
+      const auto new_members = members_of_text(value);
+      if (old_members && new_members) {
+        std::string inner = changed_members(*old_members, *new_members);
+        if (!inner.empty()) changed.emplace_back(key, nested ? std::move(inner) : value);
+        continue;
       }
     }
-    w.key(key).raw_value(value);
-    any = true;
+    changed.emplace_back(key, value);
   }
-  w.end_object();
-  return any ? w.take() : std::string();
+  return changed.empty() ? std::string() : object_text(changed);
+}
+
+// The members of `base` that `after` lacks, and those of the objects both hold ("customs.value"),
+// each with its value in `base`: what the merchant cleared.
+Members cleared_members(const Members& base, const Members& after) {
+  Members cleared;
+  for (const auto& [key, value] : base) {
+    const std::string* now = member(after, key);
+    if (now == nullptr) {
+      cleared.emplace_back(key, value);
+      continue;
+    }
+    if (*now == value) continue;
+    const auto old_members = members_of_text(value);
+    const auto new_members = members_of_text(*now);
+    if (!old_members || !new_members) continue;
+    for (const auto& [inner_key, inner_value] : *old_members) {
+      if (member(*new_members, inner_key) == nullptr) {
+        cleared.emplace_back(fmt::format("{}.{}", key, inner_key), inner_value);
+      }
+    }
+  }
+  return cleared;
+}
+
+// `after` with what the provider keeps of `base`: the members `after` lacks (but `clearable`
+// ones, which an update clears), and those of the objects both hold; in `base`'s order.
+Members with_kept(const Members& base, const Members& after, std::span<const std::string_view> clearable = {}) {
+  Members merged;
+  for (const auto& [key, value] : base) {
+    const std::string* now = member(after, key);
+    if (now == nullptr) {
+      if (!is_one_of(clearable, key)) merged.emplace_back(key, value);
+      continue;
+    }
+    const auto old_members = *now == value ? std::nullopt : members_of_text(value);
+    const auto new_members = old_members ? members_of_text(*now) : std::nullopt;
+    merged.emplace_back(key, new_members ? object_text(with_kept(*old_members, *new_members)) : *now);
+  }
+  for (const auto& [key, value] : after) {
+    if (member(base, key) == nullptr) merged.emplace_back(key, value);
+  }
+  return merged;
+}
+
+// The members of the object `after` as the object `provider` holds them (see provider_version).
+void write_as_provider_holds(json::JsonWriter& w, simdjson::dom::object provider, simdjson::dom::object after) {
+  for (auto [key, value] : after) {
+    simdjson::dom::element held;
+    if (provider.at_key(key).get(held) != simdjson::SUCCESS || held.is_null()) continue;
+    simdjson::dom::object held_object, after_object;
+    double held_number = 0, after_number = 0;
+    if (held.get_object().get(held_object) == simdjson::SUCCESS &&
+        value.get_object().get(after_object) == simdjson::SUCCESS) {
+      w.key(key).begin_object();
+      write_as_provider_holds(w, held_object, after_object);
+      w.end_object();
+    } else if (held.get_double().get(held_number) == simdjson::SUCCESS &&
+               value.get_double().get(after_number) == simdjson::SUCCESS && held_number == after_number) {
+      w.key(key).raw_value(simdjson::minify(value));  // 12 and 12.0 are the same customs value
+    } else {
+      w.key(key).raw_value(simdjson::minify(held));
+    }
+  }
+}
+
+// A value for a note: its JSON, cut short.
+std::string shown(std::string_view json) {
+  if (json.size() <= kShownValue) return text::printable(json);
+  std::size_t cut = kShownValue - 3;
+  while (cut > 0 && (static_cast<unsigned char>(json[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return text::printable(json.substr(0, cut)) + "...";
 }
 
 }  // namespace
@@ -253,28 +357,35 @@ ProductBody product_body(const ProductRow& row, api::ApiVersion version) {
 }
 
 std::optional<ProductChanges> product_changes(std::string_view base, std::string_view after) {
-  simdjson::dom::parser base_parser, after_parser, scratch;
-  const auto before = read_product(base_parser, base);
-  const auto now = read_product(after_parser, after);
+  const auto before = read_product(base);
+  const auto now = read_product(after);
   if (!before || !now) return std::nullopt;
   ProductChanges changes;
-  changes.product_patch = changed_members(scratch, before->fields, now->fields);
+  Members patch;
+  for (const auto& [key, value] : now->fields) {
+    const std::string* old = member(before->fields, key);
+    if (old == nullptr || *old != value) patch.emplace_back(key, value);
+  }
+  for (auto& [key, value] : cleared_members(before->fields, now->fields)) {
+    if (is_one_of(kClearable, key)) patch.emplace_back(key, "null");
+    else changes.kept.push_back({.sku = "", .member = key, .value = std::move(value)});
+  }
+  if (!patch.empty()) changes.product_patch = object_text(patch);
   std::map<std::string_view, const Members*> old_variants;
   for (const auto& [sku, members] : before->variants) old_variants.emplace(sku, &members);
   std::set<std::string_view> kept;
   for (const auto& [sku, members] : now->variants) {
     const auto found = old_variants.find(sku);
     if (found == old_variants.end()) {
-      json::JsonWriter w;
-      w.begin_object();
-      for (const auto& [key, value] : members) w.key(key).raw_value(value);
-      w.end_object();
-      changes.new_variants.emplace_back(sku, w.take());
+      changes.new_variants.emplace_back(sku, object_text(members));
       continue;
     }
     kept.insert(sku);
-    std::string changed = changed_members(scratch, *found->second, members, {"customs", "lot_information"});
+    std::string changed = changed_members(*found->second, members, kByMember, kWhole);
     if (!changed.empty()) changes.changed_variants.emplace_back(sku, std::move(changed));
+    for (auto& [path, value] : cleared_members(*found->second, members)) {
+      changes.kept.push_back({.sku = sku, .member = std::move(path), .value = std::move(value)});
+    }
   }
   for (const auto& [sku, members] : before->variants) {
     if (!kept.contains(sku)) changes.removed_skus.push_back(sku);
@@ -282,9 +393,92 @@ std::optional<ProductChanges> product_changes(std::string_view base, std::string
   return changes;
 }
 
+std::optional<std::string> applied_version(std::string_view base, std::string_view after) {
+  const auto before = read_product(base);
+  const auto now = read_product(after);
+  if (!before || !now) return std::nullopt;
+  std::map<std::string_view, const Members*> old_variants;
+  for (const auto& [sku, members] : before->variants) old_variants.emplace(sku, &members);
+  std::vector<Members> variants;
+  std::set<std::string_view> present;
+  for (const auto& [sku, members] : now->variants) {
+    present.insert(sku);
+    const auto found = old_variants.find(sku);
+    variants.push_back(found == old_variants.end() ? members : with_kept(*found->second, members));
+  }
+  for (const auto& [sku, members] : before->variants) {
+    if (!present.contains(sku)) variants.push_back(members);  // never deleted at the provider
+  }
+  return write_product(with_kept(before->fields, now->fields, kClearable), variants);
+}
+
+std::optional<std::string> provider_version(std::string_view provider_product, std::string_view after) {
+  simdjson::dom::parser provider_parser, after_parser;
+  simdjson::dom::object provider, wanted;
+  if (provider_parser.parse(simdjson::padded_string(provider_product)).get_object().get(provider) !=
+          simdjson::SUCCESS ||
+      after_parser.parse(simdjson::padded_string(after)).get_object().get(wanted) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  // The provider's variants by SKU (`null` reads as none).
+  std::map<std::string_view, simdjson::dom::object> held_variants;
+  simdjson::dom::array listed;
+  if (provider["variants"].get_array().get(listed) == simdjson::SUCCESS) {
+    for (simdjson::dom::element variant : listed) {
+      std::string_view sku;
+      simdjson::dom::object object;
+      if (variant.get_object().get(object) == simdjson::SUCCESS &&
+          object["sku"].get_string().get(sku) == simdjson::SUCCESS) {
+        held_variants.emplace(sku, object);
+      }
+    }
+  }
+  json::JsonWriter w;
+  w.begin_object();
+  std::set<std::string_view> wanted_skus;
+  for (auto [key, value] : wanted) {
+    if (key == "variants") continue;
+    if (key == "taxonomy_id") {
+      // Sent as `taxonomy_id`, answered as the node `taxonomy`.
+      std::int64_t node = 0;
+      if (provider["taxonomy"]["id"].get_int64().get(node) == simdjson::SUCCESS) w.field("taxonomy_id", node);
+      continue;
+    }
+    simdjson::dom::element held;
+    if (provider.at_key(key).get(held) == simdjson::SUCCESS && !held.is_null()) {
+      w.key(key).raw_value(simdjson::minify(held));
+    }
+  }
+  w.key("variants").begin_array();
+  simdjson::dom::array variants;
+  if (wanted["variants"].get_array().get(variants) != simdjson::SUCCESS) return std::nullopt;
+  for (simdjson::dom::element variant : variants) {
+    std::string_view sku;
+    simdjson::dom::object object;
+    if (variant.get_object().get(object) != simdjson::SUCCESS ||
+        object["sku"].get_string().get(sku) != simdjson::SUCCESS) {
+      return std::nullopt;
+    }
+    wanted_skus.insert(sku);
+    const auto held = held_variants.find(sku);
+    if (held == held_variants.end()) continue;  // a new variant
+    w.begin_object();
+    write_as_provider_holds(w, held->second, object);
+    w.end_object();
+  }
+  for (const auto& [sku, object] : held_variants) {
+    if (!wanted_skus.contains(sku)) w.begin_object().field("sku", sku).end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
 std::string encode_versions(const ProductVersions& versions) {
   json::JsonWriter w;
-  w.begin_object().key("base").raw_value(versions.base).key("after");
+  w.begin_object().key("base");
+  if (versions.base.empty()) w.null();
+  else w.raw_value(versions.base);
+  w.key("after");
   if (versions.after.empty()) w.null();
   else w.raw_value(versions.after);
   w.end_object();
@@ -297,23 +491,35 @@ std::optional<ProductVersions> decode_versions(std::string_view body) {
   if (parser.parse(simdjson::padded_string(body)).get(root) != simdjson::SUCCESS) return std::nullopt;
   simdjson::dom::element base, after;
   if (root["base"].get(base) != simdjson::SUCCESS || root["after"].get(after) != simdjson::SUCCESS) return std::nullopt;
-  return ProductVersions{.base = simdjson::minify(base), .after = after.is_null() ? "" : simdjson::minify(after)};
+  return ProductVersions{.base = base.is_null() ? "" : simdjson::minify(base),
+                         .after = after.is_null() ? "" : simdjson::minify(after)};
 }
 
 std::vector<std::string> variant_skus(std::string_view body) {
-  simdjson::dom::parser parser;
   std::vector<std::string> skus;
-  if (const auto product = read_product(parser, body)) {
+  if (const auto product = read_product(body)) {
     for (const auto& [sku, members] : product->variants) skus.push_back(sku);
   }
   return skus;
 }
 
-std::string removed_variants_note(const std::vector<std::string>& skus) {
-  std::string listed;
-  for (const std::string& sku : skus) listed += fmt::format("{}'{}'", listed.empty() ? "" : ", ", text::printable(sku));
-  return fmt::format("variants removed at the merchant are kept at the provider (the daemon never deletes one): {}",
-                     listed);
+std::string provider_keeps_note(const ProductChanges& changes) {
+  std::vector<std::string> parts;
+  if (!changes.removed_skus.empty()) {
+    std::string listed;
+    for (const std::string& sku : changes.removed_skus) {
+      listed += fmt::format("{}'{}'", listed.empty() ? "" : ", ", text::printable(sku));
+    }
+    parts.push_back(fmt::format(
+        "variants removed at the merchant are kept at the provider (the daemon never deletes one): {}", listed));
+  }
+  for (const ProductChanges::Kept& kept : changes.kept) {
+    const std::string what =
+        kept.sku.empty() ? kept.member : fmt::format("{} of variant '{}'", kept.member, text::printable(kept.sku));
+    parts.push_back(fmt::format("{} was removed at the shop; the provider keeps {} (the API cannot clear it)", what,
+                                shown(kept.value)));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::string with_variant_id(std::int64_t id, std::string_view changed) {

@@ -34,7 +34,9 @@ ProductStanding standing_of(std::string_view content_hash, const OutboundLedger:
                             const OutboundLedger::HeldVersion* update);
 
 // What the provider holds of a created product, the base an update is computed from: the create's
-// body, or the latest update's once applied (or, while one waits or was rejected, what it started from).
+// body, or the latest update's once applied, with what the provider kept of its base (or, while one
+// waits or was rejected, what it started from). "" when not known (a product adopted without it):
+// the update then reads the provider first.
 std::string update_base(const LedgerEntry& create, const std::optional<LedgerEntry>& update);
 
 // Every product of the catalog with its standing, a page of products at a time. Without a ledger

@@ -19,11 +19,13 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using api::OutcomeKind;
 
-// An update about to be sent: the product's id at the provider and what changed.
+// An update about to be sent: the product's id at the provider and what changed, or, when what the
+// provider holds is not known, the version to compare it with (its changes found once it is read).
 struct ProductPushJob::PlannedUpdate {
   LedgerEntry entry;
   std::int64_t product_id = 0;
-  ProductChanges changes;
+  std::optional<ProductChanges> changes;
+  std::string after;
 };
 
 namespace {
@@ -34,9 +36,6 @@ constexpr std::size_t kPageSize = 250;
 constexpr int kPagesPerRun = 4;
 // Chunks of entries waiting in the ledger before the catalog is compared again.
 constexpr int kQueuedChunks = 4;
-// The base of an update that brings a product the provider had before this ledger (adopted after
-// a duplicate SKU) to the merchant's version: every field and variant differs from it.
-constexpr std::string_view kNothingKnown = R"({"variants":[]})";
 // The version a requeued product's entry holds once the catalog has it no more: no row's hash.
 constexpr std::string_view kNotInCatalog = "not in the catalog";
 
@@ -213,12 +212,20 @@ void ProductPushJob::take(const merchant::ProductRow& row) {
     spdlog::warn("product {}: its change is rejected: {}", text::printable(key), built.problems);
     return;
   }
-  const auto changes = product_changes(base, *built.body);
-  if (changes && !changes->removed_skus.empty()) {
-    const std::string note = removed_variants_note(changes->removed_skus);
-    ledger.set_note(LedgerKind::product_update, key, note);
-    spdlog::warn("product {}: {}", text::printable(key), note);
+  if (!base.empty()) {
+    if (const auto changes = product_changes(base, *built.body)) note_what_the_provider_keeps(key, *changes);
   }
+}
+
+void ProductPushJob::note_what_the_provider_keeps(const std::string& key, const ProductChanges& changes) {
+  // Set at every version: what an earlier one noted may be settled since.
+  const std::string note = provider_keeps_note(changes);
+  context_.ledger.set_note(LedgerKind::product_update, key, note);
+  if (note.empty()) return;
+  if (!changes.kept.empty()) {
+    context_.metrics.count_items(name(), "not_cleared", static_cast<double>(changes.kept.size()));
+  }
+  spdlog::warn("product {}: {}", text::printable(key), note);
 }
 
 asio::awaitable<void> ProductPushJob::reconcile(JobRun& run) {
@@ -265,9 +272,10 @@ asio::awaitable<void> ProductPushJob::reconcile(JobRun& run) {
       context_.metrics.count_items(name(), "adopted");
       spdlog::info("product {}: the provider has it as {}; adopted", text::printable(entry.source_key), *found);
       if (entry.note == kCreatedByAnEarlierSend) {
-        // What the provider holds may be another version: an update brings all of it to this one.
+        // What the provider holds may be another version: an update compares it with this one (its
+        // base not known, it reads the provider first) and sends what differs.
         ledger.offer(LedgerKind::product_update, entry.source_key, "",
-                     encode_versions({.base = std::string(kNothingKnown), .after = entry.body}));
+                     encode_versions({.base = "", .after = entry.body}));
       }
     } else {
       ledger.mark_pending(LedgerKind::product_create, entry.source_key,
@@ -372,6 +380,12 @@ asio::awaitable<void> ProductPushJob::send_updates(JobRun& run) {
       const auto create = ledger.find(LedgerKind::product_create, entry.source_key);
       FULFILLSYNC_INVARIANT(create && create->remote_id, "a product's update is queued only once it is created");
       const auto versions = decode_versions(entry.body);
+      if (versions && !versions->after.empty() && versions->base.empty()) {
+        // What the provider holds is not known: the update reads it first.
+        planned.push_back({.entry = entry, .product_id = *create->remote_id, .changes = std::nullopt,
+                           .after = versions->after});
+        continue;
+      }
       const auto changes = versions && !versions->after.empty() ? product_changes(versions->base, versions->after)
                                                                  : std::nullopt;
       if (!changes) {
@@ -387,7 +401,7 @@ asio::awaitable<void> ProductPushJob::send_updates(JobRun& run) {
         ++run.settled;
         continue;
       }
-      planned.push_back({.entry = entry, .product_id = *create->remote_id, .changes = *changes});
+      planned.push_back({.entry = entry, .product_id = *create->remote_id, .changes = *changes, .after = {}});
     }
     batch.commit();
   }
@@ -401,13 +415,24 @@ asio::awaitable<void> ProductPushJob::send_updates(JobRun& run) {
     co_return outcomes[i];
   };
   co_await send_marked(LedgerKind::product_update, keys, send_update, run, [&](std::size_t i, const api::Outcome&) {
-    record_update(planned[i].entry, planned[i].product_id, outcomes[i], run);
+    record_update(planned[i], outcomes[i], run);
   });
 }
 
-asio::awaitable<api::Outcome> ProductPushJob::update(const PlannedUpdate& planned, api::BeforeSend before_send) {
-  const ProductChanges& changes = planned.changes;
+asio::awaitable<api::Outcome> ProductPushJob::update(PlannedUpdate& planned, api::BeforeSend before_send) {
   api::Outcome last;
+  if (!planned.changes) {
+    // Not known what the provider holds: read it, and send only what differs from the merchant's version.
+    api::BeforeSend first = std::exchange(before_send, api::BeforeSend{});
+    last = co_await provider_.product(planned.product_id, std::move(first));
+    if (!last.ok()) co_return last;
+    const auto held = provider_version(last.response.body, planned.after);
+    if (!held) co_return unclear_answer(last, "not a product");
+    planned.changes = product_changes(*held, planned.after);
+    FULFILLSYNC_INVARIANT(planned.changes, "provider_version writes a product body");
+    if (planned.changes->sends_nothing()) co_return last;
+  }
+  const ProductChanges& changes = *planned.changes;
   if (!changes.product_patch.empty()) {
     api::BeforeSend first = std::exchange(before_send, api::BeforeSend{});
     last = co_await provider_.update_product(planned.product_id, changes.product_patch, std::move(first));
@@ -453,13 +478,14 @@ asio::awaitable<api::Outcome> ProductPushJob::update(const PlannedUpdate& planne
   co_return last;
 }
 
-void ProductPushJob::record_update(const LedgerEntry& entry, std::int64_t product_id, const api::Outcome& outcome,
-                                   JobRun& run) {
+void ProductPushJob::record_update(const PlannedUpdate& planned, const api::Outcome& outcome, JobRun& run) {
   OutboundLedger& ledger = context_.ledger;
-  const std::string& key = entry.source_key;
+  const std::string& key = planned.entry.source_key;
   switch (outcome.kind) {
     case OutcomeKind::success:
-      ledger.mark_applied(LedgerKind::product_update, key, product_id, "");
+      ledger.mark_applied(LedgerKind::product_update, key, planned.product_id, "");
+      // Compared with what the provider holds: its variants the merchant lacks are known only now.
+      if (!planned.after.empty() && planned.changes) note_what_the_provider_keeps(key, *planned.changes);
       context_.metrics.count_items(name(), "updated");
       backoff_.note_success();
       ++run.settled;

@@ -19,7 +19,11 @@
 //      request leaves. An update sends only what changed: PATCH /product/{id} for the product's
 //      fields; after GET /product/{id}/variants, POST /product/{id}/variants for SKUs the provider
 //      lacks and PATCH /product/{id}/variants for the changed members of the others. A variant
-//      removed at the merchant is never deleted at the provider: the product's note says so;
+//      removed at the merchant is never deleted at the provider, and a column set NULL is cleared
+//      only where the spec makes it nullable (catalog_mapping.hpp): the product's note says what
+//      the provider keeps. An update whose base is not known (a product adopted by SKU, or from the
+//      result table by a rebuilt store, store_rebuild.hpp) reads the product first (GET /product/{id})
+//      and sends what differs from it;
 //   4. writes `{prefix}product_sync`.
 #include <optional>
 #include <set>
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "fulfillsync/daemon/mapping/catalog_mapping.hpp"
 #include "fulfillsync/merchant/source_tables.hpp"
 #include "push/push_job.hpp"
 
@@ -61,8 +66,11 @@ class ProductPushJob final : public PushJob {
   struct PlannedUpdate;
   // The requests of one update, the first marked by `before_send`: the outcome of the first that
   // failed, or of the last.
-  boost::asio::awaitable<api::Outcome> update(const PlannedUpdate& planned, api::BeforeSend before_send);
-  void record_update(const LedgerEntry& entry, std::int64_t product_id, const api::Outcome& outcome, JobRun& run);
+  // (An update whose base is not known reads the provider first, and keeps the changes it found in `planned`.)
+  boost::asio::awaitable<api::Outcome> update(PlannedUpdate& planned, api::BeforeSend before_send);
+  void record_update(const PlannedUpdate& planned, const api::Outcome& outcome, JobRun& run);
+  // The update entry's note: what the provider keeps that the merchant no longer has (counted).
+  void note_what_the_provider_keeps(const std::string& key, const ProductChanges& changes);
   std::string failpoint_name(std::string_view step) const;
 
   merchant::SourceTables& source_;

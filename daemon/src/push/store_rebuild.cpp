@@ -13,6 +13,7 @@
 #include "fulfillsync/common/printable.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/duration.hpp"
+#include "fulfillsync/daemon/mapping/catalog_mapping.hpp"
 #include "fulfillsync/daemon/push/source_intake.hpp"
 
 namespace fulfillsync::daemon {
@@ -52,6 +53,10 @@ std::string RebuildSummary::describe() const {
       "rebuilt from the merchant's result tables: {} orders and {} returns adopted as created, {} cancels adopted, "
       "{} possible sends to look up by reference",
       orders_adopted, returns_adopted, cancels_adopted, looked_up);
+  if (products_adopted > 0) {
+    text += fmt::format("; {} products adopted as created ({} to be compared with the provider at the next pass)",
+                        products_adopted, products_to_compare);
+  }
   if (behind) text += " (the result tables are newer than the store: restored from an older copy, or lost)";
   if (cancels_queued > 0) text += fmt::format("; {} cancels the provider does not show sent again", cancels_queued);
   if (checked) {
@@ -68,8 +73,9 @@ std::string RebuildSummary::describe() const {
   return text;
 }
 
-StoreRebuild::StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger)
-    : results_(results), store_(store), ledger_(ledger) {}
+StoreRebuild::StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger,
+                           std::optional<Catalog> catalog)
+    : results_(results), store_(store), ledger_(ledger), catalog_(catalog) {}
 
 void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   const bool empty_store = !saved_starting_point(store_);
@@ -79,6 +85,7 @@ void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   adopt_table(SourceKind::orders, oldest_seen, unsettled);
   adopt_table(SourceKind::returns, oldest_seen, unsettled);
   look_up_unsettled(unsettled);
+  if (catalog_) adopt_products();
   if (empty_store && (orders_since || oldest_seen)) {
     // Where pushing began is not known any more: sync.orders_since when set, else a little before
     // the oldest result. Rows read again are recognised by the ledger rebuilt above, not sent.
@@ -149,6 +156,72 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
         unsettled.push_back({kind, result.reference_id, hash, result.state != "pending",
                              timestamps::format_iso8601_z(result.updated_at)});
       }
+    }
+    batch.commit();
+  }
+}
+
+void StoreRebuild::adopt_products() {
+  std::string after;
+  for (;;) {
+    const auto results = results_.results_after(SourceKind::products, after, kResultPage);
+    if (results.empty()) return;
+    after = results.back().reference_id;
+    // Those the ledger lacks as created (all of them, in a lost store; none, in a current one).
+    std::vector<const merchant::SyncResult*> to_adopt;
+    std::vector<std::string> keys;
+    for (const merchant::SyncResult& result : results) {
+      const auto entry = ledger_.find(LedgerKind::product_create, result.reference_id);
+      if (entry && (entry->state == LedgerState::created || entry->state == LedgerState::in_flight)) continue;
+      to_adopt.push_back(&result);
+      keys.push_back(result.reference_id);
+    }
+    if (keys.empty()) continue;
+    std::map<std::string, merchant::ProductRow, std::less<>> rows;
+    for (merchant::ProductRow& row : catalog_->source.read_products(keys)) {
+      std::string key = row.reference_id;
+      rows.emplace(std::move(key), std::move(row));
+    }
+    // A product without a remote_id (never created, its create unclear or refused) whose SKU the
+    // provider's product list holds (variant_sync, as pull_stock read it) is that product: SKUs are
+    // unique at the provider, and a create makes all its variants or none. One SKU tells.
+    std::vector<std::string> first_skus;
+    for (const merchant::SyncResult* result : to_adopt) {
+      const auto row = rows.find(result->reference_id);
+      if (result->remote_id || row == rows.end() || row->second.lines.empty()) continue;
+      const merchant::Field& sku = row->second.lines.front().sku;
+      if (sku.type == merchant::Field::Type::text) first_skus.push_back(sku.text);
+    }
+    const merchant::SkuMap listed = first_skus.empty() ? merchant::SkuMap{} : catalog_->pulled.sku_map(first_skus);
+    auto batch = ledger_.batch();
+    for (const merchant::SyncResult* adopting : to_adopt) {
+      const merchant::SyncResult& result = *adopting;
+      const auto row = rows.find(result.reference_id);
+      std::optional<std::int64_t> remote_id = result.remote_id;
+      std::string_view note = result.note ? std::string_view(*result.note) : std::string_view();
+      if (!remote_id && row != rows.end() && !row->second.lines.empty()) {
+        const auto mapped = listed.find(row->second.lines.front().sku.text);
+        if (mapped != listed.end()) {
+          remote_id = mapped->second.product_id;
+          note = kCreatedByAnEarlierSend;
+        }
+      }
+      if (!remote_id) continue;  // not at the provider as far as is known: its create goes out (refused if it is)
+      // `created` is the product as the merchant last wrote it; still that version, its body is what
+      // the provider holds. (Changed since, an update under way or refused, or found by SKU: not known.)
+      std::optional<std::string> body;
+      if (result.remote_id && result.state == "created" && row != rows.end() &&
+          row->second.content_hash == result.content_hash) {
+        body = product_body(row->second, catalog_->version).body;
+      }
+      if (!ledger_.adopt(LedgerKind::product_create, result.reference_id, body ? row->second.content_hash : "",
+                         *remote_id, "", iso(result.remote_created_at), note, body.value_or(""))) {
+        continue;
+      }
+      ++summary_.products_adopted;
+      if (!body) ++summary_.products_to_compare;
+      spdlog::debug("product {}: adopted as {} from the result tables ({})", text::printable(result.reference_id),
+                    *remote_id, body ? "as it was sent" : "to be compared with the provider");
     }
     batch.commit();
   }

@@ -17,6 +17,14 @@
 //      such a row keeps kCreatedByAnEarlierSend: which version that send carried is not known here.
 //      An empty store's starting point becomes the oldest result's first sight, so the source tables
 //      are read again from where pushing began (the ledger recognises what was sent).
+//      Where push_products runs, each product whose `product_sync` row holds a remote_id becomes
+//      created too, never sent again as a POST. Its row created at the version the catalog still
+//      holds, the ledger records that version's body as what the provider has (the base of its next
+//      update, which then sends only the change); otherwise (changed since, an update under way or
+//      refused) what the provider holds is not known: the next pass reads the product there
+//      (GET /product/{id}) and sends only what differs from the merchant's version. So it is for a
+//      product whose row holds no remote_id (its create unclear, say) but whose first SKU the
+//      SKU map (variant_sync, the provider's product list) holds: adopted as that product.
 //   2. check() (before the jobs start): the adopted ids are read at the provider, 250 a request
 //      (GET /order?IDs=, GET /return?Ids=); what is missing there is reported. An order whose result
 //      says the merchant's cancel was sent or being sent and that the provider does not show
@@ -35,6 +43,8 @@
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/daemon/store/checkpoint_store.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
+#include "fulfillsync/merchant/pulled_tables.hpp"
+#include "fulfillsync/merchant/source_tables.hpp"
 #include "fulfillsync/merchant/sync_results.hpp"
 
 namespace fulfillsync::daemon {
@@ -42,6 +52,8 @@ namespace fulfillsync::daemon {
 struct RebuildSummary {
   int orders_adopted = 0;
   int returns_adopted = 0;
+  int products_adopted = 0;
+  int products_to_compare = 0;  // of those, adopted without knowing what the provider holds
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
   int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
   // Some result row is newer than the ledger's entries for it, or has none: another store wrote it.
@@ -55,14 +67,21 @@ struct RebuildSummary {
   std::optional<std::string> starting_point;  // set for an empty store
   std::vector<std::string> missing_references;  // at most a few, for the log
 
-  bool adopted_any() const { return orders_adopted + returns_adopted + looked_up > 0; }
+  bool adopted_any() const { return orders_adopted + returns_adopted + products_adopted + looked_up > 0; }
   // One paragraph for logs and `recover-store`.
   std::string describe() const;
 };
 
 class StoreRebuild {
  public:
-  StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger);
+  // The catalog, where push_products runs: its products are adopted too.
+  struct Catalog {
+    merchant::SourceTables& source;
+    merchant::PulledTables& pulled;  // the SKU map, variant_sync
+    api::ApiVersion version;
+  };
+  StoreRebuild(merchant::SyncResults& results, CheckpointStore& store, OutboundLedger& ledger,
+               std::optional<Catalog> catalog = std::nullopt);
 
   // Step 1; call before the intake reads the starting point. Throws MerchantDatabaseError or
   // SQLite::Exception (nothing of a failed page is kept).
@@ -97,10 +116,12 @@ class StoreRebuild {
                    std::vector<Unsettled>& unsettled);
   bool behind(merchant::SourceKind kind, const merchant::SyncResult& result);
   void look_up_unsettled(const std::vector<Unsettled>& unsettled);
+  void adopt_products();
 
   merchant::SyncResults& results_;
   CheckpointStore& store_;
   OutboundLedger& ledger_;
+  std::optional<Catalog> catalog_;
   std::vector<Adopted> adopted_;
   RebuildSummary summary_;
 };

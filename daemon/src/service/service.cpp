@@ -96,12 +96,16 @@ Service::Service(std::filesystem::path config_path, config::Config config,
   sync_metrics_ = std::make_unique<SyncMetrics>(metrics_.registry());
   results_ = std::make_unique<ResultWriter>(*ledger_, merchant_->results(), *sync_metrics_);
   // Before the intake reads the starting point: a lost or older store learns what was created.
-  rebuild_ = std::make_unique<StoreRebuild>(merchant_->results(), *checkpoint_, *ledger_);
+  const auto version = api::parse_api_version(config_.api.version);
+  assert(version && "the loader accepts only known versions");
+  std::optional<StoreRebuild::Catalog> catalog;
+  if (config_.sync.push_products.enabled) {
+    catalog.emplace(StoreRebuild::Catalog{merchant_->source(), merchant_->pulled(), *version});
+  }
+  rebuild_ = std::make_unique<StoreRebuild>(merchant_->results(), *checkpoint_, *ledger_, catalog);
   rebuild_->adopt(config_.sync.orders_since);
   const std::string since = starting_point(*checkpoint_, config_.sync.orders_since);
   adopt_source_time_zone(*checkpoint_, config_.merchant.timezone);
-  const auto version = api::parse_api_version(config_.api.version);
-  assert(version && "the loader accepts only known versions");
   const merchant::ChangeFeed<merchant::OrderRow>::Options feed{
       config_.merchant.look_back, static_cast<std::size_t>(config_.merchant.batch_size),
       config_.merchant.max_clock_skew};
@@ -332,7 +336,8 @@ asio::awaitable<void> Service::run_jobs_once() {
 
 void Service::end_rebuild() {
   const bool written = results_->flush(merchant::SourceKind::orders, "recover-store", 1 << 30) &&
-                       results_->flush(merchant::SourceKind::returns, "recover-store", 1 << 30);
+                       results_->flush(merchant::SourceKind::returns, "recover-store", 1 << 30) &&
+                       results_->flush(merchant::SourceKind::products, "recover-store", 1 << 30);
   std::fputs((rebuild_->summary().describe() + '\n').c_str(), stdout);
   std::fflush(stdout);
   // Unwritten results are replayed by the next start; the ledger is what counts.

@@ -403,9 +403,19 @@ void OutboundLedger::look_up_first(LedgerKind kind, std::string_view source_key,
 
 bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                            std::int64_t remote_id, std::string_view remote_status, std::string_view remote_created_at,
-                           std::string_view note) {
-  return put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at,
-             note);
+                           std::string_view note, std::optional<std::string_view> body) {
+  if (!put(kind, source_key, content_hash, done_state(kind), remote_id, remote_status, "", remote_created_at, note)) {
+    return false;
+  }
+  if (body) {
+    SQLite::Statement& update =
+        store_.prepared("UPDATE outbound_ledger SET body = nullif(?, '') WHERE kind = ? AND source_key = ?");
+    update.bind(1, std::string(*body));
+    update.bind(2, std::string(to_string(kind)));
+    update.bind(3, std::string(source_key));
+    update.exec();
+  }
+  return true;
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {

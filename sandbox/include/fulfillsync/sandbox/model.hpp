@@ -131,8 +131,10 @@ std::string_view ship_option_for(std::string_view shipping_method);
 struct Product {
   Id id = 0;
   int merchant_id = 0;
+  // `string | null` both (the spec's Product): a PATCH may clear them. A name is required to create
+  // a product, so "" is a name cleared since (answered as null).
   std::string name;
-  std::string type = "Regular";
+  std::optional<std::string> type = "Regular";
   std::string reference_id;  // the client's identifier when created from an order line
   TimePoint created_on{};
   std::optional<TimePoint> updated_on;

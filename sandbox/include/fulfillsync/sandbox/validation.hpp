@@ -62,6 +62,9 @@ class ObjectReader {
   // The value as minified JSON text, nothing when absent or null. `kind` restricts the type.
   std::optional<std::string> raw(std::string_view key, simdjson::dom::element_type kind);
   bool present(std::string_view key) const;  // present and not null
+  bool null(std::string_view key) const;     // present as null
+  // A member present as null that the spec does not make nullable: recorded as a validation error.
+  void refuse_null(std::string_view key);
 
   std::string path(std::string_view key) const;
   std::string index_path(std::string_view key, std::size_t index) const;

@@ -101,6 +101,9 @@ class Provider {
   // PATCH /product/{productId}/variants with `body` (an array, each with its id and what changed).
   boost::asio::awaitable<Outcome> update_variants(std::int64_t product_id, std::string body,
                                                   BeforeSend before_send = {});
+  // GET /product/{productId}: the product as the provider holds it, its answer's body as it came (the
+  // caller reads the members it compares).
+  boost::asio::awaitable<Outcome> product(std::int64_t product_id, BeforeSend before_send = {});
   // GET /product/{productId}/variants: what the provider has of a product's variants.
   boost::asio::awaitable<Answer<VariantList>> product_variants(std::int64_t product_id, BeforeSend before_send = {});
   // GET /product?Search=`sku`: products whose name or a SKU contains it (the caller matches exactly).

@@ -24,6 +24,11 @@ struct ProductBody {
 ProductBody product_body(const merchant::ProductRow& row, api::ApiVersion version);
 
 // What an update sends to bring the provider from `base` to `after` (both `POST /product` bodies).
+//
+// A member the merchant cleared (set NULL, so `after` lacks what `base` has) is cleared only where
+// the spec makes it nullable (`T | null`): a product's `name` and `type`, sent as `null`. Every other
+// member (`taxonomy`, and a variant's strings and objects) cannot be cleared through the API: it is
+// never sent as a made-up value, the provider keeps it, and `kept` says so for the note.
 struct ProductChanges {
   std::string product_patch;  // the `PATCH /product/{id}` body; "" when no product field changed
   // New SKUs, each a whole variant object: `POST /product/{id}/variants`.
@@ -34,15 +39,36 @@ struct ProductChanges {
   std::vector<std::pair<std::string, std::string>> changed_variants;
   // SKUs in `base` that `after` no longer has: never deleted at the provider, only noted.
   std::vector<std::string> removed_skus;
+  // Members cleared at the merchant that the provider keeps.
+  struct Kept {
+    std::string sku;     // "" for the product's own member
+    std::string member;  // e.g. "gtin", "customs.value", "taxonomy_id"
+    std::string value;   // what the provider keeps, as JSON
+  };
+  std::vector<Kept> kept;
 
   bool sends_nothing() const { return product_patch.empty() && new_variants.empty() && changed_variants.empty(); }
 };
 // Nothing when either body does not read as a product (a broken ledger entry).
 std::optional<ProductChanges> product_changes(std::string_view base, std::string_view after);
 
+// What the provider holds once the update from `base` to `after` is applied: `after`, with what
+// the provider keeps from `base` (the members it cannot clear, the variants it never deletes). The
+// base of the product's next update, so that what is kept stays noted. Nothing when either does not read.
+std::optional<std::string> applied_version(std::string_view base, std::string_view after);
+
+// The provider's product (`GET /product/{id}`'s answer) as a `POST /product` body to compare `after`
+// with, when what the provider holds is not known (a product adopted from the result table after
+// its content changed, or found by SKU after a send this ledger forgot): the members `after` has,
+// as the provider holds them (a number the provider holds equal is written as `after` writes it),
+// and the SKUs of the provider's variants that `after` lacks. A member `after` lacks is left out:
+// the provider's default cannot be told from a value the merchant cleared. Nothing when it does
+// not read as a product.
+std::optional<std::string> provider_version(std::string_view provider_product, std::string_view after);
+
 // A product_update ledger entry's body: the version the provider has and the one to bring it to.
 struct ProductVersions {
-  std::string base;   // a `POST /product` body
+  std::string base;   // a `POST /product` body; "" when not known: the provider is read first
   std::string after;  // one too; "" when the new version failed local validation
 };
 std::string encode_versions(const ProductVersions& versions);
@@ -51,8 +77,10 @@ std::optional<ProductVersions> decode_versions(std::string_view body);
 // The SKUs of a `POST /product` body's variants, in its order.
 std::vector<std::string> variant_skus(std::string_view body);
 
-// The note for variants the merchant removed, which the provider keeps.
-std::string removed_variants_note(const std::vector<std::string>& skus);
+// The note of what the provider keeps that the merchant no longer has (removed variants, members
+// it cannot clear), e.g. "gtin of variant 'TEE-M' was removed at the shop; the provider keeps
+// \"0123\"": "" when nothing.
+std::string provider_keeps_note(const ProductChanges& changes);
 
 // `{"id": <id>, ...}`: a changed variant's object with the provider's variant id first.
 std::string with_variant_id(std::int64_t id, std::string_view changed);

@@ -197,9 +197,11 @@ class OutboundLedger {
   // Created at the provider as `remote_id`, known from the merchant's result table rather than from
   // an answer (a lost or older store rebuilt): any state but done or in flight becomes done
   // (done_state: created, or applied for a cancel). Returns false when the entry was already done (or
-  // is in flight) and is left as it was.
+  // is in flight) and is left as it was. `body`, when given, becomes the entry's body ("" for none): a
+  // product's, what the provider holds (the base of its next update), or none when that is not known.
   bool adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::int64_t remote_id,
-             std::string_view remote_status, std::string_view remote_created_at, std::string_view note);
+             std::string_view remote_status, std::string_view remote_created_at, std::string_view note,
+             std::optional<std::string_view> body = std::nullopt);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
 
