@@ -7,8 +7,13 @@
 //                                failure); timing still varies between runs of one seed
 //   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120, 60 under a sanitizer, 60 for the
 //                                second mode, 60 (40) for the PostgreSQL mode; the README shows a longer run)
-//   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) and the
-//                                daemons' logs (fulfillsyncd.log, at debug level) are copied there
+//   FULFILLSYNC_CHAOS_KEEP=DIR   where a failed run's evidence is kept, in <DIR>/<test>-seed-<N> (default
+//                                DIR: chaos-failures in the build tree): the databases (merchant, checkpoint,
+//                                sandbox state), the daemons' logs (fulfillsyncd.log, at debug level), the
+//                                sandbox's orders and the PostgreSQL server's log. The output names the
+//                                directory and shows, for each order, return or product a failure names,
+//                                its rows on both sides and the last log lines and sandbox requests naming
+//                                it. Nothing is kept from a run that passes.
 //
 // A second mode (OlderStoreCopiesRestoredBetweenKills) also copies the checkpoint store now and then
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
@@ -21,12 +26,15 @@
 // and faults. The end checks read the result tables as copied into the SQLite file the checks know.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <regex>
 
 #include <fmt/ranges.h>
 
@@ -377,9 +385,148 @@ class CheckpointWatch {
 class ChaosTest : public SyncFixture {
  protected:
   void TearDown() override {
-    if (const char* keep = std::getenv("FULFILLSYNC_CHAOS_KEEP"); keep != nullptr && HasFailure()) {
-      std::filesystem::copy(dir.path(), keep, std::filesystem::copy_options::recursive);
-      std::cout << "chaos: the databases are in " << keep << "\n";
+    if (!HasFailure()) return;
+    try {
+      keep_evidence();
+    } catch (const std::exception& error) {
+      std::cout << "chaos: the evidence of the failure could not all be kept: " << error.what() << "\n";
+    }
+  }
+
+  // A failed run: its files copied where they outlive the test, and what they say of each order,
+  // return or product a failure names printed with the failure.
+  void keep_evidence() {
+    const std::vector<std::string> named = named_in_failures();
+    if (sandbox) {
+      write_file(dir / "sandbox-orders.json", sandbox->admin("GET", "/_sandbox/orders").body);
+      write_file(dir / "sandbox-stats.json", sandbox->admin("GET", "/_sandbox/stats").body);
+    }
+    if (postgres) {
+      write_file(dir / "postgresql.log", postgres->log());
+      copy_postgres_tables("shop");  // the source tables too, beside the result tables
+      copy_result_tables();
+    }
+    const char* keep = std::getenv("FULFILLSYNC_CHAOS_KEEP");
+    const std::filesystem::path base = keep != nullptr
+                                           ? std::filesystem::path(keep)
+                                           : binary_path("fulfillsyncd").parent_path().parent_path() / "chaos-failures";
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::filesystem::path kept = base / fmt::format("{}-seed-{}", test->name(), seed_);
+    for (int n = 2; std::filesystem::exists(kept); ++n) {
+      kept = base / fmt::format("{}-seed-{}-{}", test->name(), seed_, n);
+    }
+    std::filesystem::create_directories(kept);
+    std::filesystem::copy(dir.path(), kept, std::filesystem::copy_options::recursive);
+    std::cout << "chaos: the failed run's databases and logs are kept in " << kept.string() << "\n";
+    constexpr std::size_t kShown = 5;
+    for (std::size_t i = 0; i < named.size() && i < kShown; ++i) print_evidence(named[i]);
+    if (named.size() > kShown) std::cout << "chaos: (and " << named.size() - kShown << " more named by failures)\n";
+  }
+
+  // The orders, returns and products the failures name (their traces carry the reference), in order.
+  static std::vector<std::string> named_in_failures() {
+    static const std::regex kReference(R"(CHAOS-(?:RMA-|P-)?\d+)");
+    std::vector<std::string> named;
+    const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
+    for (int i = 0; i < result->total_part_count(); ++i) {
+      const std::string message = result->GetTestPartResult(i).message();
+      const auto end = std::sregex_iterator();
+      for (auto match = std::sregex_iterator(message.begin(), message.end(), kReference); match != end; ++match) {
+        if (std::find(named.begin(), named.end(), match->str()) == named.end()) named.push_back(match->str());
+      }
+    }
+    return named;
+  }
+
+  // What each side holds of `reference`, and the last daemon log lines and sandbox requests naming it
+  // (or its id at the provider).
+  void print_evidence(const std::string& reference) {
+    const bool is_return = reference.starts_with("CHAOS-RMA-"), is_product = reference.starts_with("CHAOS-P-");
+    const std::string table = is_return    ? "fulfillsync_return_sync"
+                              : is_product ? "fulfillsync_product_sync"
+                                           : "fulfillsync_order_sync";
+    std::cout << "chaos: ---- " << reference << " ----\n";
+    std::string remote_id;
+    const auto rows = [&](const std::string& sql) {
+      SQLite::Statement query(*merchant, sql);
+      query.bind(1, reference);
+      while (query.executeStep()) {
+        std::vector<std::string> fields;
+        for (int c = 0; c < query.getColumnCount(); ++c) {
+          fields.push_back(fmt::format("{}={}", query.getColumnName(c), query.getColumn(c).getString()));
+          if (std::string_view(query.getColumnName(c)) == "remote_id") remote_id = query.getColumn(c).getString();
+        }
+        std::cout << "  merchant: " << fmt::format("{}", fmt::join(fields, " ")) << "\n";
+      }
+    };
+    try {
+      rows(fmt::format("SELECT * FROM {} WHERE reference_id = ?", table));
+      if (!is_return && !is_product) {
+        rows("SELECT shipment_id, status, last_update_at, synced_at FROM fulfillsync_shipments "
+             "WHERE order_reference_id = ?");
+      }
+    } catch (const std::exception& error) {
+      std::cout << "  merchant: " << error.what() << "\n";
+    }
+    if (!is_return && !is_product && std::filesystem::exists(dir / "sandbox-orders.json")) {
+      simdjson::dom::parser parser;
+      simdjson::dom::element orders;
+      if (parser.load((dir / "sandbox-orders.json").string()).get(orders) == simdjson::SUCCESS && orders.is_array()) {
+        for (simdjson::dom::element order : orders.get_array()) {
+          std::string_view text;
+          if (order["reference_id"].get_string().get(text) == simdjson::SUCCESS && text == reference) {
+            std::cout << "  sandbox: " << simdjson::to_string(order) << "\n";
+          }
+        }
+      }
+    }
+    const auto names_it = [&](std::string_view line) {
+      if (line.find(reference) != std::string_view::npos) return true;
+      if (remote_id.empty()) return false;
+      for (std::size_t at = line.find(remote_id); at != std::string_view::npos; at = line.find(remote_id, at + 1)) {
+        const auto digit = [&](std::size_t i) {
+          return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) != 0;
+        };
+        if ((at == 0 || !digit(at - 1)) && !digit(at + remote_id.size())) return true;
+      }
+      return false;
+    };
+    constexpr std::size_t kLines = 15;
+    std::vector<std::string> lines;
+    std::ifstream log(dir / "fulfillsyncd.log");
+    for (std::string line; std::getline(log, line);) {
+      if (line.starts_with("=====") || names_it(line)) lines.push_back(line);
+    }
+    // The run markers only where they separate lines that name it.
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (!lines[i].starts_with("=====") || (i + 1 < lines.size() && !lines[i + 1].starts_with("====="))) {
+        shown.push_back(lines[i]);
+      }
+    }
+    std::cout << "  fulfillsyncd.log, the last lines naming it:\n";
+    for (std::size_t i = shown.size() > kLines ? shown.size() - kLines : 0; i < shown.size(); ++i) {
+      std::cout << "    " << shown[i] << "\n";
+    }
+    try {
+      SQLite::Database journal((dir / "sandbox.db").string(), SQLite::OPEN_READONLY);
+      SQLite::Statement query(journal,
+                              "SELECT at_ns, method, target, substr(CAST(body AS TEXT), 1, 160) FROM journal WHERE "
+                              "instr(CAST(body AS TEXT), ?1) > 0 OR (?2 <> '' AND instr(target, '/' || ?2) > 0) "
+                              "ORDER BY seq DESC LIMIT 8");
+      query.bind(1, reference);
+      query.bind(2, remote_id);
+      std::vector<std::string> requests;
+      while (query.executeStep()) {
+        const timestamps::TimePoint at{std::chrono::duration_cast<timestamps::TimePoint::duration>(
+            std::chrono::nanoseconds(query.getColumn(0).getInt64()))};
+        requests.push_back(fmt::format("{} {} {} {}", timestamps::format_iso8601_z(at), query.getColumn(1).getString(),
+                                       query.getColumn(2).getString(), query.getColumn(3).getString()));
+      }
+      std::cout << "  sandbox journal, the last requests naming it (simulated time):\n";
+      for (auto it = requests.rbegin(); it != requests.rend(); ++it) std::cout << "    " << *it << "\n";
+    } catch (const std::exception& error) {
+      std::cout << "  sandbox journal: " << error.what() << "\n";
     }
   }
 
@@ -392,14 +539,28 @@ class ChaosTest : public SyncFixture {
     return args;
   }
 
-  // SIGKILL, then a new process on the same port replaying the state file.
+  // SIGKILL, then a new process on the same port replaying the state file. The provider's clock
+  // goes on from where it was: what the daemon keeps by `last_update_at` relies on it.
   void restart_sandbox(std::vector<std::string> args) {
     const std::uint16_t port = sandbox->port();
     remember_stats();
+    const timestamps::TimePoint before = sandbox_now();
     sandbox->process().send_signal(SIGKILL);
     ASSERT_EQ(sandbox->process().wait_for_exit(10s), kKilled);
     sandbox.reset();
     sandbox = std::make_unique<Sandbox>(std::move(args), port);
+    EXPECT_GE(sandbox_now(), before) << "the sandbox's clock went back across its restart";
+  }
+
+  // The sandbox's simulated now.
+  timestamps::TimePoint sandbox_now() {
+    const std::string body = sandbox->admin("GET", "/_sandbox/clock").body;
+    simdjson::dom::parser parser;
+    std::string_view now;
+    EXPECT_EQ(parser.parse(simdjson::padded_string(body))["now"].get_string().get(now), simdjson::SUCCESS) << body;
+    const auto parsed = timestamps::parse_iso8601(now);
+    EXPECT_TRUE(parsed.has_value()) << body;
+    return parsed.value_or(timestamps::TimePoint{});
   }
 
   // The sandbox's counts start at zero with each process: what the one about to go saw is added up.
@@ -474,7 +635,10 @@ class ChaosTest : public SyncFixture {
 
   // PostgreSQL mode: the result tables as the daemon wrote them, copied (as text, NULL kept) into the
   // SQLite file that the fixture's checks read (result_column, merchant_shipments). Nothing else.
-  void copy_result_tables() {
+  void copy_result_tables() { copy_postgres_tables("fulfillsync"); }
+
+  // The tables of `schema`, each replacing the SQLite table of its name.
+  void copy_postgres_tables(const std::string& schema) {
     if (!postgres) return;
     std::unique_ptr<PGconn, decltype(&PQfinish)> pg(PQconnectdb(postgres->connection_string().c_str()), &PQfinish);
     ASSERT_EQ(PQstatus(pg.get()), CONNECTION_OK) << PQerrorMessage(pg.get());
@@ -483,11 +647,11 @@ class ChaosTest : public SyncFixture {
       EXPECT_EQ(PQresultStatus(result.get()), PGRES_TUPLES_OK) << sql << ": " << PQresultErrorMessage(result.get());
       return result;
     };
-    const auto tables = query("SELECT tablename FROM pg_tables WHERE schemaname = 'fulfillsync'");
+    const auto tables = query(fmt::format("SELECT tablename FROM pg_tables WHERE schemaname = '{}'", schema));
     SQLite::Transaction transaction(*merchant);
     for (int t = 0; t < PQntuples(tables.get()); ++t) {
       const std::string table = PQgetvalue(tables.get(), t, 0);
-      const auto rows = query(fmt::format(R"(SELECT * FROM fulfillsync."{}")", table));
+      const auto rows = query(fmt::format(R"(SELECT * FROM {}."{}")", schema, table));
       std::vector<std::string> columns, marks;
       for (int c = 0; c < PQnfields(rows.get()); ++c) {
         columns.push_back(fmt::format(R"("{}")", PQfname(rows.get(), c)));
@@ -521,6 +685,7 @@ class ChaosTest : public SyncFixture {
 
   std::map<std::string, long> totals_;
   std::unique_ptr<PostgresServer> postgres;
+  std::uint64_t seed_ = 0;  // the run's, for the directory its evidence is kept in
 };
 
 TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(Mode::plain); }
@@ -540,6 +705,7 @@ void ChaosTest::run_chaos(Mode mode) {
   const std::string replay = fmt::format("chaos seed {} (FULFILLSYNC_CHAOS_SEED={} replays its choices)", options.seed,
                                          options.seed);
   std::cout << replay << ", " << options.duration.count() << " s\n";
+  seed_ = options.seed;
   SCOPED_TRACE(replay);
   std::mt19937_64 random(options.seed);
   const auto uniform = [&](double low, double high) {
@@ -547,10 +713,8 @@ void ChaosTest::run_chaos(Mode mode) {
   };
 
   start_sandbox(sandbox_args(true, options.seed, "60"));
-  // The daemons' logs are kept with the databases (fulfillsyncd.log), in detail.
-  const bool keep = std::getenv("FULFILLSYNC_CHAOS_KEEP") != nullptr;
-  write_config(keep ? "logging:\n  level: debug\n" : "", kJobs,
-               fmt::format("  look_back: {}s\n", kLookBack.count()));
+  // The daemons' logs are kept with the databases (fulfillsyncd.log), in detail, for a failure's evidence.
+  write_config("logging:\n  level: debug\n", kJobs, fmt::format("  look_back: {}s\n", kLookBack.count()));
 
   std::unique_ptr<ShopDatabase> shop_database;
   if (mode == Mode::postgresql) {
