@@ -58,7 +58,8 @@ ProductStanding standing_of(std::string_view content_hash, const OutboundLedger:
 std::string update_base(const LedgerEntry& create, const std::optional<LedgerEntry>& update) {
   if (update) {
     if (const auto versions = decode_versions(update->body)) {
-      return update->state == LedgerState::applied ? versions->after : versions->base;
+      if (update->state == LedgerState::applied) return versions->after;
+      return update->attempts > 0 ? std::string(kNothingKnown) : versions->base;
     }
   }
   return create.body;

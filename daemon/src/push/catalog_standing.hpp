@@ -33,8 +33,16 @@ enum class ProductStanding {
 ProductStanding standing_of(std::string_view content_hash, const OutboundLedger::HeldVersion* create,
                             const OutboundLedger::HeldVersion* update);
 
+// The base of an update that brings a product the provider holds in a version the ledger does not
+// know (adopted after a duplicate SKU, or changed by an update whose outcome is unclear) to the
+// merchant's version: every field and variant differs from it.
+inline constexpr std::string_view kNothingKnown = R"({"variants":[]})";
+
 // What the provider holds of a created product, the base an update is computed from: the create's
-// body, or the latest update's once applied (or, while one waits or was rejected, what it started from).
+// body, or the latest update's once applied (or, while one waits or was rejected, what it started
+// from). An update waiting or rejected after it left (its answer lost, or refused after a first
+// request went through) may have been applied in whole or in part: then nothing is known
+// (kNothingKnown), and the version replacing it goes out whole.
 std::string update_base(const LedgerEntry& create, const std::optional<LedgerEntry>& update);
 
 // Every product of the catalog with its standing, a page of products at a time. Without a ledger

@@ -34,9 +34,6 @@ constexpr std::size_t kPageSize = 250;
 constexpr int kPagesPerRun = 4;
 // Chunks of entries waiting in the ledger before the catalog is compared again.
 constexpr int kQueuedChunks = 4;
-// The base of an update that brings a product the provider had before this ledger (adopted after
-// a duplicate SKU) to the merchant's version: every field and variant differs from it.
-constexpr std::string_view kNothingKnown = R"({"variants":[]})";
 // The version a requeued product's entry holds once the catalog has it no more: no row's hash.
 constexpr std::string_view kNotInCatalog = "not in the catalog";
 
