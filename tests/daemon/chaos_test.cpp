@@ -1,7 +1,8 @@
 // Chaos (sync_fixture.hpp): the daemon under a mix of provider faults, with the sandbox's clock
-// running, while a merchant application inserts, edits and cancels orders and returns, the daemon
-// is SIGKILLed at random moments (some of them at a failpoint) and restarted, and the sandbox itself
-// is killed and restarted on its --state file. Then every promise of the sync is checked.
+// running, while a merchant application inserts, edits and cancels orders, writes returns and creates
+// and edits catalog products and variants (push_products on), the daemon is SIGKILLed at random
+// moments (some of them at a failpoint) and restarted, and the sandbox itself is killed and
+// restarted on its --state file. Then every promise of the sync is checked.
 //
 //   FULFILLSYNC_CHAOS_SEED=N     the seed of the run's choices (printed at the start and with every
 //                                failure); timing still varies between runs of one seed
@@ -18,7 +19,9 @@
 // A second mode (OlderStoreCopiesRestoredBetweenKills) also copies the checkpoint store now and then
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
 // operator restoring a backup would: the promises are the same, and no create is refused as a
-// duplicate (the older store looks up what the result tables say may have been sent).
+// duplicate (the older store looks up what the result tables say may have been sent). Its merchant
+// application leaves the catalog alone: an older store does not yet learn the product versions sent
+// after its copy (see run_chaos).
 //
 // A third mode (PostgresServerRestartedMidRun) keeps the merchant database in a PostgreSQL 15 server
 // the test starts (testing::PostgresServer): the merchant application writes through a libpq
@@ -50,10 +53,13 @@ namespace {
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
-// Creates, cancels and marks (POST) and lookups and pulls (GET) each meet every kind of fault. The
-// injected 429s ask for 1 s instead of production's 25, so that the back-offs leave time for the rest.
+// Creates, cancels and marks (POST), catalog changes (PATCH) and lookups and pulls (GET) each meet
+// every kind of fault. The injected 429s ask for 1 s instead of production's 25, so that the
+// back-offs leave time for the rest.
 constexpr std::string_view kFaultMix =
     "route=POST /**;429=0.03;500=0.02;503=0.02;drop_before=0.03;drop_after=0.03;malformed=0.02;"
+    "latency_ms=300@0.05;retry_after_s=1 | "
+    "route=PATCH /**;429=0.03;500=0.02;503=0.02;drop_before=0.03;drop_after=0.03;malformed=0.02;"
     "latency_ms=300@0.05;retry_after_s=1 | "
     "route=GET /**;429=0.02;502=0.02;drop_before=0.02;drop_after=0.02;malformed=0.02;truncated=0.02;"
     "latency_ms=300@0.05;retry_after_s=1";
@@ -61,7 +67,8 @@ constexpr std::string_view kFaultMix =
 constexpr std::string_view kJobs =
     "    pull_shipments: {interval: 500ms}\n"
     "    mark_tracking: {interval: 200ms, batch_size: 100, batch_wait: 1s}\n"
-    "    pull_returns: {interval: 1s}\n";
+    "    pull_returns: {interval: 1s}\n"
+    "    push_products: {enabled: true, interval: 100ms, batch_size: 50, concurrency: 4}\n";
 
 // The merchant application's transactions last milliseconds; a short look-back keeps the check on
 // the source cursors tight (they may move back by at most this, see CheckpointWatch).
@@ -102,6 +109,19 @@ ChaosOptions chaos_options(std::chrono::seconds default_duration) {
   return options;
 }
 
+// A catalog product as the merchant application last committed it: the fields it edits.
+struct ShopVariant {
+  std::string name{};
+  std::string gtin{};
+  std::string status{};
+  double weight = 0;  // in oz
+};
+struct ShopProduct {
+  std::string name{};
+  std::string type{};
+  std::map<std::string, ShopVariant> variants{};  // by SKU: "<reference>-<n>"
+};
+
 // What the merchant application did, for the checks at the end.
 struct MerchantHistory {
   std::vector<std::string> orders;              // every order written, in order
@@ -111,6 +131,8 @@ struct MerchantHistory {
   std::set<std::string> edited;                 // recipient name changed after the order was written
   std::map<std::string, std::chrono::system_clock::time_point> edited_at;  // when, once committed
   std::vector<std::string> returns;
+  std::map<std::string, ShopProduct> products;  // the catalog: "CHAOS-P-<n>" -> as last committed
+  int catalog_edits = 0;                        // products and variants changed after they were written
   std::vector<std::string> errors;              // statements that failed (a lock held too long)
 };
 
@@ -192,8 +214,9 @@ class PostgresShop final : public ShopDatabase {
 // returns, each in a short transaction, until stopped.
 class MerchantApplication {
  public:
-  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed)
-      : db_(std::move(database)), random_(seed) {
+  // `edits_catalog`: also creates and edits products and variants.
+  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed, bool edits_catalog)
+      : db_(std::move(database)), random_(seed), edits_catalog_(edits_catalog) {
     thread_ = std::thread([this] { run(); });
   }
   ~MerchantApplication() { stop(); }
@@ -280,6 +303,88 @@ class MerchantApplication {
       db_->add_return(reference, n);
       history_.returns.push_back(reference);
     }
+    if (edits_catalog_) edit_catalog();
+  }
+
+  // Runs `sql` in one transaction: all of it or, when it throws, none.
+  void commit(const std::string& sql) {
+    db_->exec("BEGIN");
+    try {
+      db_->exec(sql);
+    } catch (...) {
+      db_->exec("ROLLBACK");
+      throw;
+    }
+    db_->exec("COMMIT");
+  }
+
+  // The catalog: now and then a new product with one to four variants, a product renamed (and its
+  // type changed), a variant changed (name, GTIN, status back and forth, weight) or one added; each
+  // in a transaction of its own, noted once committed.
+  void edit_catalog() {
+    if (chance(0.08)) {
+      const int n = static_cast<int>(history_.products.size()) + 1;
+      const std::string reference = fmt::format("CHAOS-P-{:04}", n);
+      ShopProduct product{.name = fmt::format("Chaos product {}", n), .type = "Apparel"};
+      std::string sql = fmt::format("INSERT INTO fulfillsync_products (reference_id, name, type) VALUES ('{}', '{}', "
+                                    "'{}');",
+                                    reference, product.name, product.type);
+      const int variants = 1 + static_cast<int>(random_() % 4);
+      for (int j = 1; j <= variants; ++j) sql += new_variant(reference, product);
+      commit(sql);
+      history_.products.emplace(reference, std::move(product));
+    }
+    if (history_.products.empty()) return;
+    const auto some_product = [&] {
+      return std::next(history_.products.begin(), static_cast<long>(random_() % history_.products.size()));
+    };
+    if (chance(0.08)) {
+      const auto product = some_product();
+      const int edit = ++edits_;
+      ShopProduct changed = product->second;
+      changed.name = fmt::format("{} v{}", product->first, edit);
+      changed.type = changed.type == "Apparel" ? "Gear" : "Apparel";
+      commit(fmt::format("UPDATE fulfillsync_products SET name = '{}', type = '{}' WHERE reference_id = '{}';",
+                         changed.name, changed.type, product->first));
+      product->second = std::move(changed);
+      ++history_.catalog_edits;
+    }
+    if (chance(0.1)) {
+      const auto product = some_product();
+      auto variant = std::next(product->second.variants.begin(),
+                               static_cast<long>(random_() % product->second.variants.size()));
+      const int edit = ++edits_;
+      const ShopVariant changed{.name = fmt::format("{} v{}", variant->first, edit),
+                                .gtin = fmt::format("{:013}", 5000000000000LL + edit),
+                                .status = variant->second.status == "Active" ? "Inactive" : "Active",
+                                .weight = 0.25 * (1 + edit % 40)};
+      commit(fmt::format("UPDATE fulfillsync_variants SET name = '{}', gtin = '{}', status = '{}', weight = {} "
+                         "WHERE sku = '{}';",
+                         changed.name, changed.gtin, changed.status, changed.weight, variant->first));
+      variant->second = changed;
+      ++history_.catalog_edits;
+    }
+    if (chance(0.04)) {
+      const auto product = some_product();
+      ShopProduct changed = product->second;
+      commit(new_variant(product->first, changed));
+      product->second = std::move(changed);
+      ++history_.catalog_edits;
+    }
+  }
+
+  // The next variant of `product` as SQL, added to it.
+  std::string new_variant(const std::string& reference, ShopProduct& product) {
+    const std::string sku = fmt::format("{}-{}", reference, product.variants.size() + 1);
+    const int n = ++variants_written_;
+    const ShopVariant variant{.name = fmt::format("{} size {}", reference, product.variants.size() + 1),
+                              .gtin = fmt::format("{:013}", 4000000000000LL + n),
+                              .status = "Active",
+                              .weight = 0.5 * (1 + n % 10)};
+    product.variants.emplace(sku, variant);
+    return fmt::format("INSERT INTO fulfillsync_variants (sku, product_reference_id, name, gtin, status, weight) "
+                       "VALUES ('{}', '{}', '{}', '{}', '{}', {});",
+                       sku, reference, variant.name, variant.gtin, variant.status, variant.weight);
   }
 
   // The orders of one transaction, noted in written_, invalid_ and cancelled_ until it commits.
@@ -309,6 +414,7 @@ class MerchantApplication {
 
   std::unique_ptr<ShopDatabase> db_;
   std::mt19937_64 random_;
+  const bool edits_catalog_;
   std::atomic<bool> stopping_{false};
   std::mutex writing_;  // held by a step, and by an outage
   MerchantHistory history_;
@@ -316,6 +422,8 @@ class MerchantApplication {
   std::vector<std::pair<std::string, std::string>> invalid_;
   std::vector<std::string> cancelled_;
   int orders_written_ = 0;
+  int variants_written_ = 0;
+  int edits_ = 0;  // catalog edits tried, committed or not: each writes values of its own
   std::thread thread_;
 };
 
@@ -570,6 +678,56 @@ class ChaosTest : public SyncFixture {
     }
   }
 
+  // A product as the provider lists it, with the fields the merchant application edits.
+  struct ProviderProduct {
+    std::int64_t id = 0;
+    std::string name{};
+    std::string type{};
+    std::map<std::string, std::vector<ShopVariant>> variants{};  // by SKU: more than one is a duplicate
+  };
+
+  // The provider's products of the merchant application's catalog by reference, the prefix of their
+  // SKUs ("CHAOS-P-0001-2"): more than one for a reference is a product created twice.
+  std::map<std::string, std::vector<ProviderProduct>> provider_catalog() {
+    std::map<std::string, std::vector<ProviderProduct>> catalog;
+    simdjson::dom::parser parser;
+    const auto text = [](simdjson::dom::element element, std::string_view key) {
+      std::string_view value;
+      return element[key].get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
+    };
+    for (int cursor = 1;; ++cursor) {
+      const auto response = api_get(fmt::format("/product?Limit=250&Cursor={}", cursor));
+      EXPECT_EQ(response.status, 200) << response.body;
+      simdjson::dom::element page;
+      simdjson::dom::array items;
+      if (response.status != 200 ||
+          parser.parse(simdjson::padded_string(response.body)).get(page) != simdjson::SUCCESS ||
+          page["items"].get_array().get(items) != simdjson::SUCCESS || items.size() == 0) {
+        break;
+      }
+      for (simdjson::dom::element item : items) {
+        ProviderProduct product{.id = item["id"].get_int64().value_unsafe(),
+                                .name = text(item, "name"),
+                                .type = text(item, "type")};
+        std::string reference;
+        simdjson::dom::array variants;
+        EXPECT_EQ(item["variants"].get_array().get(variants), simdjson::SUCCESS);
+        for (simdjson::dom::element v : variants) {
+          const std::string sku = text(v, "sku");
+          if (sku.starts_with("CHAOS-P-")) reference = sku.substr(0, sku.rfind('-'));
+          double weight = 0;
+          if (v["weight"]["weight"].get_double().get(weight) != simdjson::SUCCESS) weight = 0;
+          product.variants[sku].push_back(
+              {.name = text(v, "name"), .gtin = text(v, "gtin"), .status = text(v, "status"), .weight = weight});
+        }
+        if (!reference.empty()) catalog[reference].push_back(std::move(product));
+      }
+      std::string_view next;
+      if (page["next"].get_string().get(next) != simdjson::SUCCESS || next.empty()) break;
+    }
+    return catalog;
+  }
+
   // Each daemon's log, one after the other, for FULFILLSYNC_CHAOS_KEEP.
   void keep_daemon_log(const ChildProcess& daemon, int run, const std::string& failpoint) {
     std::ofstream log(dir / "fulfillsyncd.log", std::ios::app);
@@ -624,6 +782,7 @@ class ChaosTest : public SyncFixture {
     setup.exec(fmt::format("CREATE SCHEMA shop; SET search_path = shop; {} {}",
                            read_file(source_path("schema/merchant/postgresql/source_tables.sql")),
                            read_file(source_path("schema/merchant/postgresql/change_order/0001_change_xid.sql"))));
+    setup.exec(read_file(source_path("schema/merchant/postgresql/catalog_change_order.sql")));
     std::string config = read_file(config_path);
     const std::string sqlite = fmt::format("  sqlite:\n    path: {}\n", (dir / "merchant.db").string());
     config.replace(config.find(sqlite), sqlite.size(),
@@ -721,9 +880,13 @@ void ChaosTest::run_chaos(Mode mode) {
     start_postgres();
     shop_database = std::make_unique<PostgresShop>(postgres->connection_string());
   } else {
+    merchant->exec(read_file(source_path("schema/merchant/catalog_change_log.sql")));
     shop_database = std::make_unique<SqliteShop>(dir / "merchant.db");
   }
-  MerchantApplication shop(std::move(shop_database), options.seed + 1);
+  // Not while older stores are restored: such a store does not learn the product versions sent since
+  // its copy was taken (the result table is not read back for the catalog), so a field changed since
+  // and then changed back stays at the provider as the lost version left it.
+  MerchantApplication shop(std::move(shop_database), options.seed + 1, !restore_older_stores);
   CheckpointWatch checkpoints(dir / "checkpoint.db");
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + options.duration;
@@ -812,11 +975,13 @@ void ChaosTest::run_chaos(Mode mode) {
   copy_result_tables();
 
   std::cout << fmt::format("chaos: {} orders ({} invalid, {} cancelled as written, {} cancelled later, {} edited), "
-                           "{} returns; fulfillsyncd killed {} times ({} at a failpoint), sandbox restarted {} times, "
+                           "{} returns, {} products ({} catalog edits); fulfillsyncd killed {} times ({} at a "
+                           "failpoint), sandbox restarted {} times, "
                            "clock jumped {} times; checkpoints moved {} times; sandbox: {} requests, {} answers "
                            "dropped after processing, {} duplicate creates refused\n",
                            history.orders.size(), history.invalid.size(), history.cancelled_at_birth.size(),
-                           history.cancelled_later.size(), history.edited.size(), history.returns.size(), daemon_kills,
+                           history.cancelled_later.size(), history.edited.size(), history.returns.size(),
+                           history.products.size(), history.catalog_edits, daemon_kills,
                            failpoint_deaths, sandbox_restarts, clock_jumps, checkpoints.moves(),
                            totals_["requests_total"], totals_["drop_after"], totals_["duplicates_refused"]);
   if (restore_older_stores) {
@@ -930,6 +1095,42 @@ void ChaosTest::run_chaos(Mode mode) {
   // and never before the merchant database held it.
   expect_shipments_synced(sandbox_shipments().size());
   expect_no_mark_without_merchant_tracking();
+
+  // The catalog: each product exists once at the provider with the merchant's last version of every
+  // field it edits, each of its variants once, and none the merchant never wrote; the result table
+  // holds its id.
+  const auto catalog = provider_catalog();
+  for (const auto& [reference, written_product] : history.products) {
+    SCOPED_TRACE(reference);
+    const auto found = catalog.find(reference);
+    if (found == catalog.end()) {
+      ADD_FAILURE() << "product missing at the provider";
+      continue;
+    }
+    EXPECT_EQ(found->second.size(), 1u) << "product created more than once";
+    const ProviderProduct& product = found->second.front();
+    EXPECT_EQ(product.name, written_product.name);
+    EXPECT_EQ(product.type, written_product.type);
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created");
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_product_sync"), std::to_string(product.id));
+    EXPECT_EQ(product.variants.size(), written_product.variants.size())
+        << "the provider has variants the merchant never wrote";
+    for (const auto& [sku, written] : written_product.variants) {
+      SCOPED_TRACE(sku);
+      const auto variant = product.variants.find(sku);
+      if (variant == product.variants.end()) {
+        ADD_FAILURE() << "variant missing at the provider";
+        continue;
+      }
+      EXPECT_EQ(variant->second.size(), 1u) << "variant created more than once";
+      const ShopVariant& listed = variant->second.front();
+      EXPECT_EQ(listed.name, written.name);
+      EXPECT_EQ(listed.gtin, written.gtin);
+      EXPECT_EQ(listed.status, written.status);
+      EXPECT_DOUBLE_EQ(listed.weight, written.weight);
+    }
+  }
+  EXPECT_EQ(catalog.size(), history.products.size()) << "the provider has products the merchant never wrote";
 }
 
 }  // namespace
