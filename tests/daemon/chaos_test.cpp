@@ -728,7 +728,7 @@ class ChaosTest : public SyncFixture {
     return catalog;
   }
 
-  // Each daemon's log, one after the other, for FULFILLSYNC_CHAOS_KEEP.
+  // Each daemon's log, one after the other, for a failure's evidence (keep_evidence).
   void keep_daemon_log(const ChildProcess& daemon, int run, const std::string& failpoint) {
     std::ofstream log(dir / "fulfillsyncd.log", std::ios::app);
     log << fmt::format("===== run {}{}\n", run, failpoint.empty() ? "" : " (failpoint " + failpoint + ")")
