@@ -119,4 +119,19 @@ void Journal::for_each(const std::function<void(const JournalEntry&)>& visit) {
 
 void Journal::clear() { db_->exec("DELETE FROM journal"); }
 
+std::optional<TimePoint> Journal::shown_until() {
+  SQLite::Statement read(*db_, "SELECT value FROM meta WHERE key = 'clock_shown_until'");
+  if (!read.executeStep()) return std::nullopt;
+  return TimePoint(
+      std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(read.getColumn(0).getInt64())));
+}
+
+void Journal::set_shown_until(TimePoint until) {
+  SQLite::Statement write(*db_, "INSERT INTO meta (key, value) VALUES ('clock_shown_until', ?) "
+                                "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  write.bind(1, static_cast<std::int64_t>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch()).count()));
+  write.exec();
+}
+
 }  // namespace fulfillsync::sandbox

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -65,11 +66,27 @@ Sandbox::Sandbox(SandboxOptions options)
       ++replayed;
     });
     stats_.clear();  // the stats count this run's requests, not the replay
-    if (replayed > 0) {
-      clock_.resume_from(last);
-      spdlog::info("state: replayed {} journaled requests from {}", replayed, *options_.state_file);
+    // Answers showed times after the last journaled request (a GET's Date, a shipment's step).
+    shown_until_ = journal_->shown_until();
+    if (shown_until_ && *shown_until_ > last) last = *shown_until_;
+    if (replayed > 0 || shown_until_) clock_.resume_from(last);
+    if (replayed > 0) spdlog::info("state: replayed {} journaled requests from {}", replayed, *options_.state_file);
+  }
+}
+
+TimePoint Sandbox::shown_now() {
+  const TimePoint now = clock_.now();
+  if (journal_ && (!shown_until_ || now > *shown_until_)) {
+    const auto real_second = std::chrono::duration_cast<TimePoint::duration>(
+        std::chrono::duration<double>(std::max(1.0, clock_.speed())));
+    shown_until_ = now + real_second;
+    try {
+      journal_->set_shown_until(*shown_until_);
+    } catch (const std::exception& error) {
+      spdlog::error("state: cannot keep the time shown ({}); a restart may resume from an earlier one", error.what());
     }
   }
+  return now;
 }
 
 Sandbox::~Sandbox() = default;

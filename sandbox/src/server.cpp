@@ -147,7 +147,7 @@ asio::awaitable<void> serve_requests(Stream& stream, ServerContext& context) {
       response = problem(500, "The sandbox failed to handle the request.", request.path());
     }
     // Simulated time, as everything the sandbox dates: a client learns the provider's clock from it.
-    response.set_header("date", timestamps::format_http_date(sandbox.clock().now()));
+    response.set_header("date", timestamps::format_http_date(sandbox.shown_now()));
     spdlog::debug("{} {} -> {}{}", request.method, request.target, response.status,
                   fault.kind == FaultKind::none ? "" : " (fault injected)");
     sandbox.record_exchange(request, response, fault);

@@ -727,6 +727,35 @@ TEST_P(CatalogJobTest, RecoverStoreAdoptsAProductEditedMeanwhileAndComparesItWit
   EXPECT_EQ(catalog_writes_after(sent_before).size(), 3u);
 }
 
+// An update whose answer was lost may have been applied: the version that replaces it before it
+// is settled is compared with what the provider holds, so that a field it sets back (a status
+// changed and changed back) does not stay at the provider as the lost update left it.
+TEST_P(CatalogJobTest, AVersionReplacingAnUpdateWhoseAnswerWasLostIsComparedWithTheProvider) {
+  start();
+  insert_products("L", 1);  // L-0001 with variants L-0001-1 and L-0001-2, both Active
+  ASSERT_EQ(once().exit_status, 0);
+  const auto status_of = [&](std::size_t variant) {
+    return provider_products().at("L-0001").variants[variant].status;
+  };
+  ASSERT_EQ(status_of(0), "Active");
+
+  // Applied, its answer lost; looked at again after the request timeout, pending once more when the
+  // daemon dies.
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "route=PATCH /**;drop_after=1").status, 200);
+  execute("UPDATE fulfillsync_variants SET status = 'Inactive' WHERE sku = 'L-0001-1'");
+  const auto killed = once({"FULFILLSYNC_FAILPOINTS=push_products.before_update@2"});
+  ASSERT_EQ(killed.exit_status, kKilled) << killed.stderr_text;
+  ASSERT_EQ(status_of(0), "Inactive");  // the lost update was applied
+
+  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/faults", "").status, 200);
+  execute("UPDATE fulfillsync_variants SET status = 'Active' WHERE sku = 'L-0001-1'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(status_of(0), "Active");
+  EXPECT_EQ(status_of(1), "Active");
+  EXPECT_EQ(result_column("state", "L-0001", "fulfillsync_product_sync"), "created");
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);
 
 // The operator's tools over the catalog: status, retry and --dry-run.

@@ -1,19 +1,27 @@
 // Chaos (sync_fixture.hpp): the daemon under a mix of provider faults, with the sandbox's clock
-// running, while a merchant application inserts, edits and cancels orders and returns, the daemon
-// is SIGKILLed at random moments (some of them at a failpoint) and restarted, and the sandbox itself
-// is killed and restarted on its --state file. Then every promise of the sync is checked.
+// running, while a merchant application inserts, edits and cancels orders, writes returns and creates
+// and edits catalog products and variants (push_products on), the daemon is SIGKILLed at random
+// moments (some of them at a failpoint) and restarted, and the sandbox itself is killed and
+// restarted on its --state file. Then every promise of the sync is checked.
 //
 //   FULFILLSYNC_CHAOS_SEED=N     the seed of the run's choices (printed at the start and with every
 //                                failure); timing still varies between runs of one seed
 //   FULFILLSYNC_CHAOS_SECONDS=N  how long the chaos lasts (default 120, 60 under a sanitizer, 60 for the
 //                                second mode, 60 (40) for the PostgreSQL mode; the README shows a longer run)
-//   FULFILLSYNC_CHAOS_KEEP=DIR   on failure, the databases (merchant, checkpoint, sandbox state) and the
-//                                daemons' logs (fulfillsyncd.log, at debug level) are copied there
+//   FULFILLSYNC_CHAOS_KEEP=DIR   where a failed run's evidence is kept, in <DIR>/<test>-seed-<N> (default
+//                                DIR: chaos-failures in the build tree): the databases (merchant, checkpoint,
+//                                sandbox state), the daemons' logs (fulfillsyncd.log, at debug level), the
+//                                sandbox's orders and the PostgreSQL server's log. The output names the
+//                                directory and shows, for each order, return or product a failure names,
+//                                its rows on both sides and the last log lines and sandbox requests naming
+//                                it. Nothing is kept from a run that passes.
 //
 // A second mode (OlderStoreCopiesRestoredBetweenKills) also copies the checkpoint store now and then
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
 // operator restoring a backup would: the promises are the same, and no create is refused as a
-// duplicate (the older store looks up what the result tables say may have been sent).
+// duplicate (the older store looks up what the result tables say may have been sent). Its merchant
+// application leaves the catalog alone: an older store does not yet learn the product versions sent
+// after its copy (see run_chaos).
 //
 // A third mode (PostgresServerRestartedMidRun) keeps the merchant database in a PostgreSQL 15 server
 // the test starts (testing::PostgresServer): the merchant application writes through a libpq
@@ -21,12 +29,15 @@
 // and faults. The end checks read the result tables as copied into the SQLite file the checks know.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <regex>
 
 #include <fmt/ranges.h>
 
@@ -42,10 +53,13 @@ namespace {
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
-// Creates, cancels and marks (POST) and lookups and pulls (GET) each meet every kind of fault. The
-// injected 429s ask for 1 s instead of production's 25, so that the back-offs leave time for the rest.
+// Creates, cancels and marks (POST), catalog changes (PATCH) and lookups and pulls (GET) each meet
+// every kind of fault. The injected 429s ask for 1 s instead of production's 25, so that the
+// back-offs leave time for the rest.
 constexpr std::string_view kFaultMix =
     "route=POST /**;429=0.03;500=0.02;503=0.02;drop_before=0.03;drop_after=0.03;malformed=0.02;"
+    "latency_ms=300@0.05;retry_after_s=1 | "
+    "route=PATCH /**;429=0.03;500=0.02;503=0.02;drop_before=0.03;drop_after=0.03;malformed=0.02;"
     "latency_ms=300@0.05;retry_after_s=1 | "
     "route=GET /**;429=0.02;502=0.02;drop_before=0.02;drop_after=0.02;malformed=0.02;truncated=0.02;"
     "latency_ms=300@0.05;retry_after_s=1";
@@ -53,7 +67,8 @@ constexpr std::string_view kFaultMix =
 constexpr std::string_view kJobs =
     "    pull_shipments: {interval: 500ms}\n"
     "    mark_tracking: {interval: 200ms, batch_size: 100, batch_wait: 1s}\n"
-    "    pull_returns: {interval: 1s}\n";
+    "    pull_returns: {interval: 1s}\n"
+    "    push_products: {enabled: true, interval: 100ms, batch_size: 50, concurrency: 4}\n";
 
 // The merchant application's transactions last milliseconds; a short look-back keeps the check on
 // the source cursors tight (they may move back by at most this, see CheckpointWatch).
@@ -94,6 +109,19 @@ ChaosOptions chaos_options(std::chrono::seconds default_duration) {
   return options;
 }
 
+// A catalog product as the merchant application last committed it: the fields it edits.
+struct ShopVariant {
+  std::string name{};
+  std::string gtin{};
+  std::string status{};
+  double weight = 0;  // in oz
+};
+struct ShopProduct {
+  std::string name{};
+  std::string type{};
+  std::map<std::string, ShopVariant> variants{};  // by SKU: "<reference>-<n>"
+};
+
 // What the merchant application did, for the checks at the end.
 struct MerchantHistory {
   std::vector<std::string> orders;              // every order written, in order
@@ -103,6 +131,8 @@ struct MerchantHistory {
   std::set<std::string> edited;                 // recipient name changed after the order was written
   std::map<std::string, std::chrono::system_clock::time_point> edited_at;  // when, once committed
   std::vector<std::string> returns;
+  std::map<std::string, ShopProduct> products;  // the catalog: "CHAOS-P-<n>" -> as last committed
+  int catalog_edits = 0;                        // products and variants changed after they were written
   std::vector<std::string> errors;              // statements that failed (a lock held too long)
 };
 
@@ -184,8 +214,9 @@ class PostgresShop final : public ShopDatabase {
 // returns, each in a short transaction, until stopped.
 class MerchantApplication {
  public:
-  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed)
-      : db_(std::move(database)), random_(seed) {
+  // `edits_catalog`: also creates and edits products and variants.
+  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed, bool edits_catalog)
+      : db_(std::move(database)), random_(seed), edits_catalog_(edits_catalog) {
     thread_ = std::thread([this] { run(); });
   }
   ~MerchantApplication() { stop(); }
@@ -272,6 +303,88 @@ class MerchantApplication {
       db_->add_return(reference, n);
       history_.returns.push_back(reference);
     }
+    if (edits_catalog_) edit_catalog();
+  }
+
+  // Runs `sql` in one transaction: all of it or, when it throws, none.
+  void commit(const std::string& sql) {
+    db_->exec("BEGIN");
+    try {
+      db_->exec(sql);
+    } catch (...) {
+      db_->exec("ROLLBACK");
+      throw;
+    }
+    db_->exec("COMMIT");
+  }
+
+  // The catalog: now and then a new product with one to four variants, a product renamed (and its
+  // type changed), a variant changed (name, GTIN, status back and forth, weight) or one added; each
+  // in a transaction of its own, noted once committed.
+  void edit_catalog() {
+    if (chance(0.08)) {
+      const int n = static_cast<int>(history_.products.size()) + 1;
+      const std::string reference = fmt::format("CHAOS-P-{:04}", n);
+      ShopProduct product{.name = fmt::format("Chaos product {}", n), .type = "Apparel"};
+      std::string sql = fmt::format("INSERT INTO fulfillsync_products (reference_id, name, type) VALUES ('{}', '{}', "
+                                    "'{}');",
+                                    reference, product.name, product.type);
+      const int variants = 1 + static_cast<int>(random_() % 4);
+      for (int j = 1; j <= variants; ++j) sql += new_variant(reference, product);
+      commit(sql);
+      history_.products.emplace(reference, std::move(product));
+    }
+    if (history_.products.empty()) return;
+    const auto some_product = [&] {
+      return std::next(history_.products.begin(), static_cast<long>(random_() % history_.products.size()));
+    };
+    if (chance(0.08)) {
+      const auto product = some_product();
+      const int edit = ++edits_;
+      ShopProduct changed = product->second;
+      changed.name = fmt::format("{} v{}", product->first, edit);
+      changed.type = changed.type == "Apparel" ? "Gear" : "Apparel";
+      commit(fmt::format("UPDATE fulfillsync_products SET name = '{}', type = '{}' WHERE reference_id = '{}';",
+                         changed.name, changed.type, product->first));
+      product->second = std::move(changed);
+      ++history_.catalog_edits;
+    }
+    if (chance(0.1)) {
+      const auto product = some_product();
+      auto variant = std::next(product->second.variants.begin(),
+                               static_cast<long>(random_() % product->second.variants.size()));
+      const int edit = ++edits_;
+      const ShopVariant changed{.name = fmt::format("{} v{}", variant->first, edit),
+                                .gtin = fmt::format("{:013}", 5000000000000LL + edit),
+                                .status = variant->second.status == "Active" ? "Inactive" : "Active",
+                                .weight = 0.25 * (1 + edit % 40)};
+      commit(fmt::format("UPDATE fulfillsync_variants SET name = '{}', gtin = '{}', status = '{}', weight = {} "
+                         "WHERE sku = '{}';",
+                         changed.name, changed.gtin, changed.status, changed.weight, variant->first));
+      variant->second = changed;
+      ++history_.catalog_edits;
+    }
+    if (chance(0.04)) {
+      const auto product = some_product();
+      ShopProduct changed = product->second;
+      commit(new_variant(product->first, changed));
+      product->second = std::move(changed);
+      ++history_.catalog_edits;
+    }
+  }
+
+  // The next variant of `product` as SQL, added to it.
+  std::string new_variant(const std::string& reference, ShopProduct& product) {
+    const std::string sku = fmt::format("{}-{}", reference, product.variants.size() + 1);
+    const int n = ++variants_written_;
+    const ShopVariant variant{.name = fmt::format("{} size {}", reference, product.variants.size() + 1),
+                              .gtin = fmt::format("{:013}", 4000000000000LL + n),
+                              .status = "Active",
+                              .weight = 0.5 * (1 + n % 10)};
+    product.variants.emplace(sku, variant);
+    return fmt::format("INSERT INTO fulfillsync_variants (sku, product_reference_id, name, gtin, status, weight) "
+                       "VALUES ('{}', '{}', '{}', '{}', '{}', {});",
+                       sku, reference, variant.name, variant.gtin, variant.status, variant.weight);
   }
 
   // The orders of one transaction, noted in written_, invalid_ and cancelled_ until it commits.
@@ -301,6 +414,7 @@ class MerchantApplication {
 
   std::unique_ptr<ShopDatabase> db_;
   std::mt19937_64 random_;
+  const bool edits_catalog_;
   std::atomic<bool> stopping_{false};
   std::mutex writing_;  // held by a step, and by an outage
   MerchantHistory history_;
@@ -308,6 +422,8 @@ class MerchantApplication {
   std::vector<std::pair<std::string, std::string>> invalid_;
   std::vector<std::string> cancelled_;
   int orders_written_ = 0;
+  int variants_written_ = 0;
+  int edits_ = 0;  // catalog edits tried, committed or not: each writes values of its own
   std::thread thread_;
 };
 
@@ -377,9 +493,148 @@ class CheckpointWatch {
 class ChaosTest : public SyncFixture {
  protected:
   void TearDown() override {
-    if (const char* keep = std::getenv("FULFILLSYNC_CHAOS_KEEP"); keep != nullptr && HasFailure()) {
-      std::filesystem::copy(dir.path(), keep, std::filesystem::copy_options::recursive);
-      std::cout << "chaos: the databases are in " << keep << "\n";
+    if (!HasFailure()) return;
+    try {
+      keep_evidence();
+    } catch (const std::exception& error) {
+      std::cout << "chaos: the evidence of the failure could not all be kept: " << error.what() << "\n";
+    }
+  }
+
+  // A failed run: its files copied where they outlive the test, and what they say of each order,
+  // return or product a failure names printed with the failure.
+  void keep_evidence() {
+    const std::vector<std::string> named = named_in_failures();
+    if (sandbox) {
+      write_file(dir / "sandbox-orders.json", sandbox->admin("GET", "/_sandbox/orders").body);
+      write_file(dir / "sandbox-stats.json", sandbox->admin("GET", "/_sandbox/stats").body);
+    }
+    if (postgres) {
+      write_file(dir / "postgresql.log", postgres->log());
+      copy_postgres_tables("shop");  // the source tables too, beside the result tables
+      copy_result_tables();
+    }
+    const char* keep = std::getenv("FULFILLSYNC_CHAOS_KEEP");
+    const std::filesystem::path base = keep != nullptr
+                                           ? std::filesystem::path(keep)
+                                           : binary_path("fulfillsyncd").parent_path().parent_path() / "chaos-failures";
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::filesystem::path kept = base / fmt::format("{}-seed-{}", test->name(), seed_);
+    for (int n = 2; std::filesystem::exists(kept); ++n) {
+      kept = base / fmt::format("{}-seed-{}-{}", test->name(), seed_, n);
+    }
+    std::filesystem::create_directories(kept);
+    std::filesystem::copy(dir.path(), kept, std::filesystem::copy_options::recursive);
+    std::cout << "chaos: the failed run's databases and logs are kept in " << kept.string() << "\n";
+    constexpr std::size_t kShown = 5;
+    for (std::size_t i = 0; i < named.size() && i < kShown; ++i) print_evidence(named[i]);
+    if (named.size() > kShown) std::cout << "chaos: (and " << named.size() - kShown << " more named by failures)\n";
+  }
+
+  // The orders, returns and products the failures name (their traces carry the reference), in order.
+  static std::vector<std::string> named_in_failures() {
+    static const std::regex kReference(R"(CHAOS-(?:RMA-|P-)?\d+)");
+    std::vector<std::string> named;
+    const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
+    for (int i = 0; i < result->total_part_count(); ++i) {
+      const std::string message = result->GetTestPartResult(i).message();
+      const auto end = std::sregex_iterator();
+      for (auto match = std::sregex_iterator(message.begin(), message.end(), kReference); match != end; ++match) {
+        if (std::find(named.begin(), named.end(), match->str()) == named.end()) named.push_back(match->str());
+      }
+    }
+    return named;
+  }
+
+  // What each side holds of `reference`, and the last daemon log lines and sandbox requests naming it
+  // (or its id at the provider).
+  void print_evidence(const std::string& reference) {
+    const bool is_return = reference.starts_with("CHAOS-RMA-"), is_product = reference.starts_with("CHAOS-P-");
+    const std::string table = is_return    ? "fulfillsync_return_sync"
+                              : is_product ? "fulfillsync_product_sync"
+                                           : "fulfillsync_order_sync";
+    std::cout << "chaos: ---- " << reference << " ----\n";
+    std::string remote_id;
+    const auto rows = [&](const std::string& sql) {
+      SQLite::Statement query(*merchant, sql);
+      query.bind(1, reference);
+      while (query.executeStep()) {
+        std::vector<std::string> fields;
+        for (int c = 0; c < query.getColumnCount(); ++c) {
+          fields.push_back(fmt::format("{}={}", query.getColumnName(c), query.getColumn(c).getString()));
+          if (std::string_view(query.getColumnName(c)) == "remote_id") remote_id = query.getColumn(c).getString();
+        }
+        std::cout << "  merchant: " << fmt::format("{}", fmt::join(fields, " ")) << "\n";
+      }
+    };
+    try {
+      rows(fmt::format("SELECT * FROM {} WHERE reference_id = ?", table));
+      if (!is_return && !is_product) {
+        rows("SELECT shipment_id, status, last_update_at, synced_at FROM fulfillsync_shipments "
+             "WHERE order_reference_id = ?");
+      }
+    } catch (const std::exception& error) {
+      std::cout << "  merchant: " << error.what() << "\n";
+    }
+    if (!is_return && !is_product && std::filesystem::exists(dir / "sandbox-orders.json")) {
+      simdjson::dom::parser parser;
+      simdjson::dom::element orders;
+      if (parser.load((dir / "sandbox-orders.json").string()).get(orders) == simdjson::SUCCESS && orders.is_array()) {
+        for (simdjson::dom::element order : orders.get_array()) {
+          std::string_view text;
+          if (order["reference_id"].get_string().get(text) == simdjson::SUCCESS && text == reference) {
+            std::cout << "  sandbox: " << simdjson::to_string(order) << "\n";
+          }
+        }
+      }
+    }
+    const auto names_it = [&](std::string_view line) {
+      if (line.find(reference) != std::string_view::npos) return true;
+      if (remote_id.empty()) return false;
+      for (std::size_t at = line.find(remote_id); at != std::string_view::npos; at = line.find(remote_id, at + 1)) {
+        const auto digit = [&](std::size_t i) {
+          return i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) != 0;
+        };
+        if ((at == 0 || !digit(at - 1)) && !digit(at + remote_id.size())) return true;
+      }
+      return false;
+    };
+    constexpr std::size_t kLines = 15;
+    std::vector<std::string> lines;
+    std::ifstream log(dir / "fulfillsyncd.log");
+    for (std::string line; std::getline(log, line);) {
+      if (line.starts_with("=====") || names_it(line)) lines.push_back(line);
+    }
+    // The run markers only where they separate lines that name it.
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (!lines[i].starts_with("=====") || (i + 1 < lines.size() && !lines[i + 1].starts_with("====="))) {
+        shown.push_back(lines[i]);
+      }
+    }
+    std::cout << "  fulfillsyncd.log, the last lines naming it:\n";
+    for (std::size_t i = shown.size() > kLines ? shown.size() - kLines : 0; i < shown.size(); ++i) {
+      std::cout << "    " << shown[i] << "\n";
+    }
+    try {
+      SQLite::Database journal((dir / "sandbox.db").string(), SQLite::OPEN_READONLY);
+      SQLite::Statement query(journal,
+                              "SELECT at_ns, method, target, substr(CAST(body AS TEXT), 1, 160) FROM journal WHERE "
+                              "instr(CAST(body AS TEXT), ?1) > 0 OR (?2 <> '' AND instr(target, '/' || ?2) > 0) "
+                              "ORDER BY seq DESC LIMIT 8");
+      query.bind(1, reference);
+      query.bind(2, remote_id);
+      std::vector<std::string> requests;
+      while (query.executeStep()) {
+        const timestamps::TimePoint at{std::chrono::duration_cast<timestamps::TimePoint::duration>(
+            std::chrono::nanoseconds(query.getColumn(0).getInt64()))};
+        requests.push_back(fmt::format("{} {} {} {}", timestamps::format_iso8601_z(at), query.getColumn(1).getString(),
+                                       query.getColumn(2).getString(), query.getColumn(3).getString()));
+      }
+      std::cout << "  sandbox journal, the last requests naming it (simulated time):\n";
+      for (auto it = requests.rbegin(); it != requests.rend(); ++it) std::cout << "    " << *it << "\n";
+    } catch (const std::exception& error) {
+      std::cout << "  sandbox journal: " << error.what() << "\n";
     }
   }
 
@@ -392,14 +647,28 @@ class ChaosTest : public SyncFixture {
     return args;
   }
 
-  // SIGKILL, then a new process on the same port replaying the state file.
+  // SIGKILL, then a new process on the same port replaying the state file. The provider's clock
+  // goes on from where it was: what the daemon keeps by `last_update_at` relies on it.
   void restart_sandbox(std::vector<std::string> args) {
     const std::uint16_t port = sandbox->port();
     remember_stats();
+    const timestamps::TimePoint before = sandbox_now();
     sandbox->process().send_signal(SIGKILL);
     ASSERT_EQ(sandbox->process().wait_for_exit(10s), kKilled);
     sandbox.reset();
     sandbox = std::make_unique<Sandbox>(std::move(args), port);
+    EXPECT_GE(sandbox_now(), before) << "the sandbox's clock went back across its restart";
+  }
+
+  // The sandbox's simulated now.
+  timestamps::TimePoint sandbox_now() {
+    const std::string body = sandbox->admin("GET", "/_sandbox/clock").body;
+    simdjson::dom::parser parser;
+    std::string_view now;
+    EXPECT_EQ(parser.parse(simdjson::padded_string(body))["now"].get_string().get(now), simdjson::SUCCESS) << body;
+    const auto parsed = timestamps::parse_iso8601(now);
+    EXPECT_TRUE(parsed.has_value()) << body;
+    return parsed.value_or(timestamps::TimePoint{});
   }
 
   // The sandbox's counts start at zero with each process: what the one about to go saw is added up.
@@ -409,7 +678,57 @@ class ChaosTest : public SyncFixture {
     }
   }
 
-  // Each daemon's log, one after the other, for FULFILLSYNC_CHAOS_KEEP.
+  // A product as the provider lists it, with the fields the merchant application edits.
+  struct ProviderProduct {
+    std::int64_t id = 0;
+    std::string name{};
+    std::string type{};
+    std::map<std::string, std::vector<ShopVariant>> variants{};  // by SKU: more than one is a duplicate
+  };
+
+  // The provider's products of the merchant application's catalog by reference, the prefix of their
+  // SKUs ("CHAOS-P-0001-2"): more than one for a reference is a product created twice.
+  std::map<std::string, std::vector<ProviderProduct>> provider_catalog() {
+    std::map<std::string, std::vector<ProviderProduct>> catalog;
+    simdjson::dom::parser parser;
+    const auto text = [](simdjson::dom::element element, std::string_view key) {
+      std::string_view value;
+      return element[key].get_string().get(value) == simdjson::SUCCESS ? std::string(value) : std::string();
+    };
+    for (int cursor = 1;; ++cursor) {
+      const auto response = api_get(fmt::format("/product?Limit=250&Cursor={}", cursor));
+      EXPECT_EQ(response.status, 200) << response.body;
+      simdjson::dom::element page;
+      simdjson::dom::array items;
+      if (response.status != 200 ||
+          parser.parse(simdjson::padded_string(response.body)).get(page) != simdjson::SUCCESS ||
+          page["items"].get_array().get(items) != simdjson::SUCCESS || items.size() == 0) {
+        break;
+      }
+      for (simdjson::dom::element item : items) {
+        ProviderProduct product{.id = item["id"].get_int64().value_unsafe(),
+                                .name = text(item, "name"),
+                                .type = text(item, "type")};
+        std::string reference;
+        simdjson::dom::array variants;
+        EXPECT_EQ(item["variants"].get_array().get(variants), simdjson::SUCCESS);
+        for (simdjson::dom::element v : variants) {
+          const std::string sku = text(v, "sku");
+          if (sku.starts_with("CHAOS-P-")) reference = sku.substr(0, sku.rfind('-'));
+          double weight = 0;
+          if (v["weight"]["weight"].get_double().get(weight) != simdjson::SUCCESS) weight = 0;
+          product.variants[sku].push_back(
+              {.name = text(v, "name"), .gtin = text(v, "gtin"), .status = text(v, "status"), .weight = weight});
+        }
+        if (!reference.empty()) catalog[reference].push_back(std::move(product));
+      }
+      std::string_view next;
+      if (page["next"].get_string().get(next) != simdjson::SUCCESS || next.empty()) break;
+    }
+    return catalog;
+  }
+
+  // Each daemon's log, one after the other, for a failure's evidence (keep_evidence).
   void keep_daemon_log(const ChildProcess& daemon, int run, const std::string& failpoint) {
     std::ofstream log(dir / "fulfillsyncd.log", std::ios::app);
     log << fmt::format("===== run {}{}\n", run, failpoint.empty() ? "" : " (failpoint " + failpoint + ")")
@@ -463,6 +782,7 @@ class ChaosTest : public SyncFixture {
     setup.exec(fmt::format("CREATE SCHEMA shop; SET search_path = shop; {} {}",
                            read_file(source_path("schema/merchant/postgresql/source_tables.sql")),
                            read_file(source_path("schema/merchant/postgresql/change_order/0001_change_xid.sql"))));
+    setup.exec(read_file(source_path("schema/merchant/postgresql/catalog_change_order.sql")));
     std::string config = read_file(config_path);
     const std::string sqlite = fmt::format("  sqlite:\n    path: {}\n", (dir / "merchant.db").string());
     config.replace(config.find(sqlite), sqlite.size(),
@@ -474,7 +794,10 @@ class ChaosTest : public SyncFixture {
 
   // PostgreSQL mode: the result tables as the daemon wrote them, copied (as text, NULL kept) into the
   // SQLite file that the fixture's checks read (result_column, merchant_shipments). Nothing else.
-  void copy_result_tables() {
+  void copy_result_tables() { copy_postgres_tables("fulfillsync"); }
+
+  // The tables of `schema`, each replacing the SQLite table of its name.
+  void copy_postgres_tables(const std::string& schema) {
     if (!postgres) return;
     std::unique_ptr<PGconn, decltype(&PQfinish)> pg(PQconnectdb(postgres->connection_string().c_str()), &PQfinish);
     ASSERT_EQ(PQstatus(pg.get()), CONNECTION_OK) << PQerrorMessage(pg.get());
@@ -483,11 +806,11 @@ class ChaosTest : public SyncFixture {
       EXPECT_EQ(PQresultStatus(result.get()), PGRES_TUPLES_OK) << sql << ": " << PQresultErrorMessage(result.get());
       return result;
     };
-    const auto tables = query("SELECT tablename FROM pg_tables WHERE schemaname = 'fulfillsync'");
+    const auto tables = query(fmt::format("SELECT tablename FROM pg_tables WHERE schemaname = '{}'", schema));
     SQLite::Transaction transaction(*merchant);
     for (int t = 0; t < PQntuples(tables.get()); ++t) {
       const std::string table = PQgetvalue(tables.get(), t, 0);
-      const auto rows = query(fmt::format(R"(SELECT * FROM fulfillsync."{}")", table));
+      const auto rows = query(fmt::format(R"(SELECT * FROM {}."{}")", schema, table));
       std::vector<std::string> columns, marks;
       for (int c = 0; c < PQnfields(rows.get()); ++c) {
         columns.push_back(fmt::format(R"("{}")", PQfname(rows.get(), c)));
@@ -521,6 +844,7 @@ class ChaosTest : public SyncFixture {
 
   std::map<std::string, long> totals_;
   std::unique_ptr<PostgresServer> postgres;
+  std::uint64_t seed_ = 0;  // the run's, for the directory its evidence is kept in
 };
 
 TEST_F(ChaosTest, NothingIsLostOrDuplicatedThroughFaultsKillsAndProviderRestarts) { run_chaos(Mode::plain); }
@@ -540,6 +864,7 @@ void ChaosTest::run_chaos(Mode mode) {
   const std::string replay = fmt::format("chaos seed {} (FULFILLSYNC_CHAOS_SEED={} replays its choices)", options.seed,
                                          options.seed);
   std::cout << replay << ", " << options.duration.count() << " s\n";
+  seed_ = options.seed;
   SCOPED_TRACE(replay);
   std::mt19937_64 random(options.seed);
   const auto uniform = [&](double low, double high) {
@@ -547,19 +872,21 @@ void ChaosTest::run_chaos(Mode mode) {
   };
 
   start_sandbox(sandbox_args(true, options.seed, "60"));
-  // The daemons' logs are kept with the databases (fulfillsyncd.log), in detail.
-  const bool keep = std::getenv("FULFILLSYNC_CHAOS_KEEP") != nullptr;
-  write_config(keep ? "logging:\n  level: debug\n" : "", kJobs,
-               fmt::format("  look_back: {}s\n", kLookBack.count()));
+  // The daemons' logs are kept with the databases (fulfillsyncd.log), in detail, for a failure's evidence.
+  write_config("logging:\n  level: debug\n", kJobs, fmt::format("  look_back: {}s\n", kLookBack.count()));
 
   std::unique_ptr<ShopDatabase> shop_database;
   if (mode == Mode::postgresql) {
     start_postgres();
     shop_database = std::make_unique<PostgresShop>(postgres->connection_string());
   } else {
+    merchant->exec(read_file(source_path("schema/merchant/catalog_change_log.sql")));
     shop_database = std::make_unique<SqliteShop>(dir / "merchant.db");
   }
-  MerchantApplication shop(std::move(shop_database), options.seed + 1);
+  // Not while older stores are restored: such a store does not learn the product versions sent since
+  // its copy was taken (the result table is not read back for the catalog), so a field changed since
+  // and then changed back stays at the provider as the lost version left it.
+  MerchantApplication shop(std::move(shop_database), options.seed + 1, !restore_older_stores);
   CheckpointWatch checkpoints(dir / "checkpoint.db");
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + options.duration;
@@ -648,11 +975,13 @@ void ChaosTest::run_chaos(Mode mode) {
   copy_result_tables();
 
   std::cout << fmt::format("chaos: {} orders ({} invalid, {} cancelled as written, {} cancelled later, {} edited), "
-                           "{} returns; fulfillsyncd killed {} times ({} at a failpoint), sandbox restarted {} times, "
+                           "{} returns, {} products ({} catalog edits); fulfillsyncd killed {} times ({} at a "
+                           "failpoint), sandbox restarted {} times, "
                            "clock jumped {} times; checkpoints moved {} times; sandbox: {} requests, {} answers "
                            "dropped after processing, {} duplicate creates refused\n",
                            history.orders.size(), history.invalid.size(), history.cancelled_at_birth.size(),
-                           history.cancelled_later.size(), history.edited.size(), history.returns.size(), daemon_kills,
+                           history.cancelled_later.size(), history.edited.size(), history.returns.size(),
+                           history.products.size(), history.catalog_edits, daemon_kills,
                            failpoint_deaths, sandbox_restarts, clock_jumps, checkpoints.moves(),
                            totals_["requests_total"], totals_["drop_after"], totals_["duplicates_refused"]);
   if (restore_older_stores) {
@@ -766,6 +1095,42 @@ void ChaosTest::run_chaos(Mode mode) {
   // and never before the merchant database held it.
   expect_shipments_synced(sandbox_shipments().size());
   expect_no_mark_without_merchant_tracking();
+
+  // The catalog: each product exists once at the provider with the merchant's last version of every
+  // field it edits, each of its variants once, and none the merchant never wrote; the result table
+  // holds its id.
+  const auto catalog = provider_catalog();
+  for (const auto& [reference, written_product] : history.products) {
+    SCOPED_TRACE(reference);
+    const auto found = catalog.find(reference);
+    if (found == catalog.end()) {
+      ADD_FAILURE() << "product missing at the provider";
+      continue;
+    }
+    EXPECT_EQ(found->second.size(), 1u) << "product created more than once";
+    const ProviderProduct& product = found->second.front();
+    EXPECT_EQ(product.name, written_product.name);
+    EXPECT_EQ(product.type, written_product.type);
+    EXPECT_EQ(result_column("state", reference, "fulfillsync_product_sync"), "created");
+    EXPECT_EQ(result_column("remote_id", reference, "fulfillsync_product_sync"), std::to_string(product.id));
+    EXPECT_EQ(product.variants.size(), written_product.variants.size())
+        << "the provider has variants the merchant never wrote";
+    for (const auto& [sku, written] : written_product.variants) {
+      SCOPED_TRACE(sku);
+      const auto variant = product.variants.find(sku);
+      if (variant == product.variants.end()) {
+        ADD_FAILURE() << "variant missing at the provider";
+        continue;
+      }
+      EXPECT_EQ(variant->second.size(), 1u) << "variant created more than once";
+      const ShopVariant& listed = variant->second.front();
+      EXPECT_EQ(listed.name, written.name);
+      EXPECT_EQ(listed.gtin, written.gtin);
+      EXPECT_EQ(listed.status, written.status);
+      EXPECT_DOUBLE_EQ(listed.weight, written.weight);
+    }
+  }
+  EXPECT_EQ(catalog.size(), history.products.size()) << "the provider has products the merchant never wrote";
 }
 
 }  // namespace

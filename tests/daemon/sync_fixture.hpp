@@ -523,6 +523,7 @@ class SyncFixture : public ::testing::Test {
     EXPECT_EQ(held.size(), expected);
     const auto orders = provider_orders();
     for (const auto& [id, shipment] : provider) {
+      SCOPED_TRACE(fmt::format("shipment {} of {}", id, shipment.order_reference));
       const auto it = held.find(id);
       if (it == held.end()) {
         ADD_FAILURE() << "shipment " << id << " of " << shipment.order_reference << " is not in the merchant database";

@@ -3,10 +3,12 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "fulfillsync/common/timestamps.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace fulfillsync::sandbox_test {
@@ -294,6 +296,48 @@ TEST(SandboxAdmin, MarkCountsAndLotStockSurviveARestartWithState) {
   EXPECT_EQ(as_int(parse(restarted.admin("GET", "/_sandbox/stats").body)["tracking_upload_requests"]), 0);
   ASSERT_EQ(mark(restarted, true, std::to_string(shipment_id)).status, 200);
   EXPECT_EQ(marks(restarted, shipment_id), 3);
+}
+
+// The provider's clock never goes back. A sandbox restarted on its state resumes no earlier than any
+// time it showed before, even one no journaled request carries (a shipment's scheduled step, read
+// by a GET): a cancel after the restart is dated after that step, as a client keeping the newest
+// by `last_update_at` expects.
+TEST(SandboxAdmin, TheClockResumesAfterEveryTimeItShowedBeforeARestart) {
+  testing::TempDir dir;
+  // A simulated minute in a little over a real second: the allocated shipment is picked a minute
+  // after its order, and ships after five.
+  const std::vector<std::string> args = {"--state", (dir / "sandbox.db").string(), "--clock-speed", "50"};
+  const auto instant = [](const std::string& text) {
+    const auto parsed = timestamps::parse_iso8601(text);
+    EXPECT_TRUE(parsed.has_value()) << text;
+    return parsed.value_or(timestamps::TimePoint{});
+  };
+  std::string order_id, stepped, shown;
+  {
+    Sandbox sandbox(args);
+    const auto order = sandbox.create_order("CLOCK-RESTART");  // the last journaled request
+    order_id = std::to_string(as_int(order["id"]));
+    const std::string created = as_string(order["shipments"].at(0)["last_update_at"]);
+    for (const auto deadline = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < deadline;) {
+      stepped = as_string(parse(sandbox.get("/2026-01/order/" + order_id).body)["shipments"].at(0)["last_update_at"]);
+      if (stepped != created) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_NE(stepped, created) << "the shipment never took its first step";
+    shown = as_string(parse(sandbox.admin("GET", "/_sandbox/clock").body)["now"]);
+    sandbox.process().send_signal(SIGKILL);
+    ASSERT_EQ(sandbox.process().wait_for_exit(10s), 128 + SIGKILL);
+  }
+  Sandbox restarted(args);
+  const std::string resumed = as_string(parse(restarted.admin("GET", "/_sandbox/clock").body)["now"]);
+  EXPECT_GE(instant(resumed), instant(shown)) << "resumed at " << resumed << ", having shown " << shown;
+  const auto cancelled = restarted.call("POST", "/2026-01/order/" + order_id + ":cancel");
+  ASSERT_EQ(cancelled.status, 200) << cancelled.body;
+  const auto shipment = parse(cancelled.body)["order"]["shipments"].at(0);
+  EXPECT_EQ(as_string(shipment["status"]), "Cancelled");
+  const std::string cancelled_at = as_string(shipment["last_update_at"]);
+  EXPECT_GE(instant(cancelled_at), instant(stepped))
+      << "the cancel is dated " << cancelled_at << ", before the step shown at " << stepped;
 }
 
 }  // namespace

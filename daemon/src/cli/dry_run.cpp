@@ -251,7 +251,15 @@ void tally_catalog(merchant::SourceTables& db, OutboundLedger* ledger, api::ApiV
           spdlog::warn("product {}: its change would be rejected: {}", reference, built.problems);
           return;
         }
-        const auto changes = product_changes(update_base(*create, update), *built.body);
+        const std::string base = update_base(*create, update);
+        if (base.empty()) {
+          ++tally.update;
+          spdlog::info("product {} would be read at the provider (what it holds is not known) and updated with what "
+                       "differs",
+                       reference);
+          return;
+        }
+        const auto changes = product_changes(base, *built.body);
         if (!changes) {
           ++tally.invalid;
           spdlog::warn("product {}: its change would be rejected: what the provider has cannot be read back from the "
@@ -259,8 +267,8 @@ void tally_catalog(merchant::SourceTables& db, OutboundLedger* ledger, api::ApiV
                        reference);
           return;
         }
-        if (!changes->removed_skus.empty()) {
-          spdlog::info("product {}: {}", reference, removed_variants_note(changes->removed_skus));
+        if (const std::string note = provider_keeps_note(*changes); !note.empty()) {
+          spdlog::info("product {}: {}", reference, text::printable(note));
         }
         if (changes->sends_nothing()) {
           spdlog::info("product {}: nothing the provider holds changed; nothing would be sent", reference);

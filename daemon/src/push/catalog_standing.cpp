@@ -58,8 +58,11 @@ ProductStanding standing_of(std::string_view content_hash, const OutboundLedger:
 std::string update_base(const LedgerEntry& create, const std::optional<LedgerEntry>& update) {
   if (update) {
     if (const auto versions = decode_versions(update->body)) {
-      if (update->state != LedgerState::applied) return versions->base;
-      return versions->base.empty() ? versions->after : applied_version(versions->base, versions->after).value_or("");
+      if (update->state == LedgerState::applied) {
+        return versions->base.empty() ? versions->after
+                                      : applied_version(versions->base, versions->after).value_or("");
+      }
+      return update->attempts > 0 ? std::string() : versions->base;
     }
   }
   return create.body;

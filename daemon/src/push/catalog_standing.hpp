@@ -35,8 +35,10 @@ ProductStanding standing_of(std::string_view content_hash, const OutboundLedger:
 
 // What the provider holds of a created product, the base an update is computed from: the create's
 // body, or the latest update's once applied, with what the provider kept of its base (or, while one
-// waits or was rejected, what it started from). "" when not known (a product adopted without it):
-// the update then reads the provider first.
+// waits or was rejected, what it started from). "" when not known: a product adopted without its
+// version, or an update waiting or rejected after it left (its answer lost, or refused after a first
+// request went through), which may have been applied in whole or in part. The update then reads the
+// provider first, and sends what differs from it.
 std::string update_base(const LedgerEntry& create, const std::optional<LedgerEntry>& update);
 
 // Every product of the catalog with its standing, a page of products at a time. Without a ledger

@@ -5,6 +5,7 @@
 // and token values included: those derive from the secret kept in the file).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ class Journal {
   void append(const JournalEntry& entry);
   void for_each(const std::function<void(const JournalEntry&)>& visit);
   void clear();
+
+  // The simulated time reserved for answers (Sandbox::shown_now): no answer showed a later one.
+  std::optional<TimePoint> shown_until();
+  void set_shown_until(TimePoint until);
 
  private:
   std::unique_ptr<SQLite::Database> db_;

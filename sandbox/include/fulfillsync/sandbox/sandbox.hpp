@@ -45,6 +45,10 @@ class Sandbox {
   // --- used by the handlers ---
   const SandboxOptions& options() const { return options_; }
   SimClock& clock() { return clock_; }
+  // The simulated now for an answer's Date, the latest time an answer shows. With --state, a time a
+  // real second ahead is first kept in the file whenever now passes the one kept, so that a restart
+  // resumes from no earlier than any time shown: the provider's clock never goes back.
+  TimePoint shown_now();
   Store& store() { return *store_; }
   Auth& auth() { return *auth_; }
   Faults& faults() { return faults_; }
@@ -72,6 +76,7 @@ class Sandbox {
   Stats stats_;
   Simulator simulator_;
   std::unique_ptr<Journal> journal_;
+  std::optional<TimePoint> shown_until_;  // kept in the journal's file
   std::ofstream exchange_log_;
   simdjson::dom::parser parser_;
   std::string secret_;
