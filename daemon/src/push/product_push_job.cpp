@@ -79,6 +79,9 @@ asio::awaitable<JobRun> ProductPushJob::run() {
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send_creates(run);
   if (run.back_off == 0ms) co_await send_updates(run);
+  // Versions held behind a send that settled in this run go out in the next one, not at the next
+  // change or interval (`once` would end without them).
+  if (run.settled > 0 && !held_.empty() && offer_held()) run.more = true;
   co_await context_.results.flush_async(kProducts, name());
   co_return run;
 }
@@ -145,6 +148,13 @@ void ProductPushJob::compare(const std::vector<merchant::ProductRow>& rows) {
     if (held == nullptr || *held != row.content_hash) take(row);
   }
   batch.commit();
+}
+
+bool ProductPushJob::offer_held() {
+  const std::vector<std::string> keys(held_.begin(), held_.end());
+  held_.clear();
+  compare(source_.read_products(keys));  // holds again what still waits
+  return backlog() > 0;
 }
 
 bool ProductPushJob::retake_requeued() {

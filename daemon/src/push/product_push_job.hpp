@@ -56,6 +56,9 @@ class ProductPushJob final : public PushJob {
   void compare(const std::vector<merchant::ProductRow>& rows);
   // Products an operator requeued (`retry`: their rejected entries forgot their versions), taken
   // again as the catalog has them; whether more wait.
+  // Offers the held versions again (held_), holding those whose send is still under way: whether
+  // any is queued.
+  bool offer_held();
   bool retake_requeued();
   // Offers one product's current version (in the caller's ledger batch).
   void take(const merchant::ProductRow& row);
