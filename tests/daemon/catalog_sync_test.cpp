@@ -1,5 +1,6 @@
 // push_products end to end: the catalog in a real merchant database (SQLite, and PostgreSQL where a
 // server is available) pushed to the sandbox through the daemon (sync_fixture.hpp).
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <simdjson.h>
 
 #include "fulfillsync/daemon/exit_codes.hpp"
@@ -754,6 +755,55 @@ TEST_P(CatalogJobTest, AVersionReplacingAnUpdateWhoseAnswerWasLostIsComparedWith
   EXPECT_EQ(status_of(0), "Active");
   EXPECT_EQ(status_of(1), "Active");
   EXPECT_EQ(result_column("state", "L-0001", "fulfillsync_product_sync"), "created");
+}
+
+// A version taken while the update before it is unclear waits for it; once that update settles in
+// the same run, the version goes out before `once` ends, not at some later run.
+TEST_P(CatalogJobTest, AVersionHeldBehindAnUnclearUpdateIsSentByTheSameOnce) {
+  start();
+  insert_products("H", 1);
+  ASSERT_EQ(once().exit_status, 0);
+  execute("UPDATE fulfillsync_products SET type = 'Gear' WHERE reference_id = 'H-0001'");
+  const auto killed = once({"FULFILLSYNC_FAILPOINTS=push_products.after_mark"});
+  ASSERT_EQ(killed.exit_status, kKilled) << killed.stderr_text;  // the update in flight, not sent
+
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'H-0001'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const auto product = provider_products().at("H-0001");
+  EXPECT_EQ(product.type, "Gear");
+  EXPECT_EQ(product.name, "Renamed");
+}
+
+// An older copy of the store restored: it does not know the versions a newer store sent since. A
+// product changed since and changed back is compared with the provider and brought back, not left
+// as the lost version has it; the others send nothing.
+TEST_P(CatalogJobTest, AnOlderStoreRestoredComparesTheProductsUpdatedSinceWithTheProvider) {
+  start();
+  insert_products("O", 3);  // O-0001 has the type Apparel
+  ASSERT_EQ(once().exit_status, 0);
+  const std::filesystem::path copy = dir / "checkpoint-copy.db";
+  SQLite::Database((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY).backup(copy.c_str(), SQLite::Database::Save);
+  execute("UPDATE fulfillsync_products SET type = 'Changed' WHERE reference_id = 'O-0001'");
+  ASSERT_EQ(once().exit_status, 0);
+  const auto before = provider_products();
+  ASSERT_EQ(before.at("O-0001").type, "Changed");
+
+  delete_store();
+  std::filesystem::copy_file(copy, dir / "checkpoint.db");
+  execute("UPDATE fulfillsync_products SET type = 'Apparel' WHERE reference_id = 'O-0001'");
+  const std::size_t sent_before = catalog_writes().size();
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("1 products changed at the provider since this store was current"));
+  EXPECT_EQ(provider_products().at("O-0001").type, "Apparel");
+  const std::vector<std::array<std::string, 3>> expected = {
+      {"PATCH", fmt::format("/product/{}", before.at("O-0001").id), R"({"type":"Apparel"})"}};
+  EXPECT_EQ(catalog_writes_after(sent_before), expected);
+  EXPECT_EQ(result_column("state", "O-0001", "fulfillsync_product_sync"), "created");
+
+  ASSERT_EQ(once().exit_status, 0);
+  EXPECT_EQ(catalog_writes_after(sent_before).size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);

@@ -57,6 +57,11 @@ std::string RebuildSummary::describe() const {
     text += fmt::format("; {} products adopted as created ({} to be compared with the provider at the next pass)",
                         products_adopted, products_to_compare);
   }
+  if (products_behind > 0) {
+    text += fmt::format("; {} products changed at the provider since this store was current, to be compared with it "
+                        "at the next pass",
+                        products_behind);
+  }
   if (behind) text += " (the result tables are newer than the store: restored from an older copy, or lost)";
   if (cancels_queued > 0) text += fmt::format("; {} cancels the provider does not show sent again", cancels_queued);
   if (checked) {
@@ -97,18 +102,17 @@ void StoreRebuild::adopt(const std::optional<std::string>& orders_since) {
   if (summary_.adopted_any()) spdlog::warn("checkpoint store {}: {}", store_.path().string(), summary_.describe());
 }
 
-bool StoreRebuild::behind(SourceKind kind, const merchant::SyncResult& result) {
+bool StoreRebuild::behind(std::initializer_list<LedgerKind> kinds, const merchant::SyncResult& result) {
   // The result row holds the time of the ledger state it was written from (for an order, the later
-  // of its create and its cancel): a newer one was written by a store that knew more than this one.
-  const auto create = ledger_.find(create_kind(kind), result.reference_id);
+  // of its create and its cancel; for a product, of its create and its update): a newer one was
+  // written by a store that knew more than this one.
   std::optional<timestamps::TimePoint> known;
-  const auto note = [&](const std::optional<LedgerEntry>& entry) {
-    if (!entry) return;
+  for (const LedgerKind kind : kinds) {
+    const auto entry = ledger_.find(kind, result.reference_id);
+    if (!entry) continue;
     const auto when = timestamps::parse_iso8601(entry->updated_at);
     if (when && (!known || *when > *known)) known = *when;
-  };
-  note(create);
-  if (kind == SourceKind::orders) note(ledger_.find(LedgerKind::order_cancel, result.reference_id));
+  }
   // (A row written in flight by ResultWriter::announce_sends keeps the time of the entry it was then,
   // which this ledger may share: look_up_unsettled() looks it up after the quiet time, alone, since a
   // kill between that write and the ledger's mark leaves the same trace in a store that is current.)
@@ -130,7 +134,9 @@ void StoreRebuild::adopt_table(SourceKind kind, std::optional<std::string>& olde
         if (!oldest_seen || seen < *oldest_seen) oldest_seen = seen;
       }
       // Before anything below changes the ledger's times.
-      summary_.behind = behind(kind, result) || summary_.behind;
+      summary_.behind = (kind == SourceKind::orders ? behind({LedgerKind::order_create, LedgerKind::order_cancel}, result)
+                                                    : behind({LedgerKind::return_create}, result)) ||
+                        summary_.behind;
       const std::string hash = result.content_hash.value_or("");
       if (result.remote_id) {
         const bool adopted = ledger_.adopt(create, result.reference_id, hash, *result.remote_id,
@@ -170,13 +176,20 @@ void StoreRebuild::adopt_products() {
     // Those the ledger lacks as created (all of them, in a lost store; none, in a current one).
     std::vector<const merchant::SyncResult*> to_adopt;
     std::vector<std::string> keys;
+    auto batch = ledger_.batch();
     for (const merchant::SyncResult& result : results) {
       const auto entry = ledger_.find(LedgerKind::product_create, result.reference_id);
-      if (entry && (entry->state == LedgerState::created || entry->state == LedgerState::in_flight)) continue;
+      if (entry && (entry->state == LedgerState::created || entry->state == LedgerState::in_flight)) {
+        forget_what_the_provider_holds_if_behind(result);
+        continue;
+      }
       to_adopt.push_back(&result);
       keys.push_back(result.reference_id);
     }
-    if (keys.empty()) continue;
+    if (keys.empty()) {
+      batch.commit();
+      continue;
+    }
     std::map<std::string, merchant::ProductRow, std::less<>> rows;
     for (merchant::ProductRow& row : catalog_->source.read_products(keys)) {
       std::string key = row.reference_id;
@@ -193,7 +206,6 @@ void StoreRebuild::adopt_products() {
       if (sku.type == merchant::Field::Type::text) first_skus.push_back(sku.text);
     }
     const merchant::SkuMap listed = first_skus.empty() ? merchant::SkuMap{} : catalog_->pulled.sku_map(first_skus);
-    auto batch = ledger_.batch();
     for (const merchant::SyncResult* adopting : to_adopt) {
       const merchant::SyncResult& result = *adopting;
       const auto row = rows.find(result.reference_id);
@@ -225,6 +237,20 @@ void StoreRebuild::adopt_products() {
     }
     batch.commit();
   }
+}
+
+void StoreRebuild::forget_what_the_provider_holds_if_behind(const merchant::SyncResult& result) {
+  // Created in this store, but the result row is newer (an older store restored): a newer store
+  // updated the product since, to a version this one does not know. Its next update reads the
+  // provider first and sends what differs from the merchant's version, whatever this store last
+  // sent: a field changed since and changed back is not left at the provider as the lost version has it.
+  if (!result.remote_id || !behind({LedgerKind::product_create, LedgerKind::product_update}, result)) return;
+  summary_.behind = true;
+  ledger_.replace_settled(LedgerKind::product_update, result.reference_id, OutboundLedger::kVersionForgotten,
+                          *result.remote_id, encode_versions({.base = "", .after = ""}));
+  ++summary_.products_behind;
+  spdlog::debug("product {}: the result tables are newer than the store: to be compared with the provider",
+                text::printable(result.reference_id));
 }
 
 void StoreRebuild::look_up_unsettled(const std::vector<Unsettled>& unsettled) {

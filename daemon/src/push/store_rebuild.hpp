@@ -54,6 +54,8 @@ struct RebuildSummary {
   int returns_adopted = 0;
   int products_adopted = 0;
   int products_to_compare = 0;  // of those, adopted without knowing what the provider holds
+  // Created in this store too, but changed at the provider since (an older store): compared with it.
+  int products_behind = 0;
   int cancels_adopted = 0;   // confirmed Cancelled at the provider
   int cancels_queued = 0;    // the result says cancelled or cancelling, the provider does not
   // Some result row is newer than the ledger's entries for it, or has none: another store wrote it.
@@ -67,7 +69,9 @@ struct RebuildSummary {
   std::optional<std::string> starting_point;  // set for an empty store
   std::vector<std::string> missing_references;  // at most a few, for the log
 
-  bool adopted_any() const { return orders_adopted + returns_adopted + products_adopted + looked_up > 0; }
+  bool adopted_any() const {
+    return orders_adopted + returns_adopted + products_adopted + products_behind + looked_up > 0;
+  }
   // One paragraph for logs and `recover-store`.
   std::string describe() const;
 };
@@ -114,9 +118,11 @@ class StoreRebuild {
   };
   void adopt_table(merchant::SourceKind kind, std::optional<std::string>& oldest_seen,
                    std::vector<Unsettled>& unsettled);
-  bool behind(merchant::SourceKind kind, const merchant::SyncResult& result);
+  // Whether `result` was written from a later state than this ledger holds of it in `kinds`.
+  bool behind(std::initializer_list<LedgerKind> kinds, const merchant::SyncResult& result);
   void look_up_unsettled(const std::vector<Unsettled>& unsettled);
   void adopt_products();
+  void forget_what_the_provider_holds_if_behind(const merchant::SyncResult& result);
 
   merchant::SyncResults& results_;
   CheckpointStore& store_;

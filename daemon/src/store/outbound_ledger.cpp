@@ -418,6 +418,23 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
   return true;
 }
 
+void OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                                    std::int64_t remote_id, std::string_view body) {
+  SQLite::Statement& upsert = store_.prepared(fmt::format(
+      "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, body, result_pending, "
+      "created_at, updated_at) VALUES (?1, ?2, ?3, 'applied', ?4, nullif(?5, ''), 1, {0}, {0}) "
+      "ON CONFLICT (kind, source_key) DO UPDATE SET content_hash = excluded.content_hash, state = 'applied', "
+      "remote_id = excluded.remote_id, body = excluded.body, last_error = NULL, result_pending = 1, "
+      "updated_at = excluded.updated_at WHERE state NOT IN ('in_flight', 'unknown')",
+      kSqlNow));
+  upsert.bind(1, std::string(to_string(kind)));
+  upsert.bind(2, std::string(source_key));
+  upsert.bind(3, std::string(content_hash));
+  upsert.bind(4, remote_id);
+  upsert.bind(5, std::string(body));
+  upsert.exec();
+}
+
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
   SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND "
