@@ -18,7 +18,8 @@
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S]
 //                   [--budget-warmup S] [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S]
-//                   [--trickle-warmup S] [--quick] [--only calls|throughput|budget|trickle]
+//                   [--trickle-warmup S] [--trickle-pull-interval MINUTES] [--quick]
+//                   [--only calls|throughput|budget|trickle]
 #include <signal.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ struct Options {
   long trickle_rate = 50;  // orders a simulated minute: a real second at the 60x clock
   long trickle_seconds = 0;
   long trickle_warmup = 0;
+  long trickle_pull_minutes = 2;  // pull_shipments' default interval
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
@@ -457,15 +459,29 @@ void run_budget(const Options& options, Report& report) {
 // provider's timestamps are simulated); the sweep runs every minute, the shortest the loader takes
 // (its 30m would be 30 s). The pushes keep their real-time interval: a create is one call however
 // often they poll. Nothing here has returns or watched lots.
-WorldOptions trickle_world() {
+// `pull_minutes`: pull_shipments' interval in simulated minutes (its default, 2, unless
+// --trickle-pull-interval asks for another, to show what a longer one saves). Job figures are saved
+// each second, so that `status` counts the windows read; the sweeps are logged at info.
+WorldOptions trickle_world(long pull_minutes) {
   WorldOptions world;
-  world.jobs =
-      "    pull_shipments: {interval: 2s}\n"
-      "    mark_tracking: {interval: 167ms, batch_wait: 5s, sweep_interval: 1m}\n"
-      "    pull_returns: {interval: 5s}\n"
-      "    pull_lots: {interval: 15s}\n";
+  world.jobs = fmt::format(
+      "    pull_shipments: {{interval: {}s}}\n"
+      "    mark_tracking: {{interval: 167ms, batch_wait: 5s, sweep_interval: 1m}}\n"
+      "    pull_returns: {{interval: 5s}}\n"
+      "    pull_lots: {{interval: 15s}}\n",
+      pull_minutes);
+  world.sync = "  progress_interval: 1s\n";
   world.clock_speed = kCallsClockSpeed;
+  world.daemon_log_level = "info";
   return world;
+}
+
+// pull_shipments' windows so far, from the job figures the daemon saved (`fulfillsyncd status`).
+long pull_windows(World& world, const std::string& log_name) {
+  const auto status = world.start_daemon("status", log_name);
+  if (!status->wait_for_exit(60s)) return 0;
+  const auto figures = job_figures(read_file(world.dir() / (log_name + ".out")), "pull_shipments");
+  return figures ? figures->runs : 0;
 }
 
 void run_trickle(const Options& options, Report& report) {
@@ -475,7 +491,7 @@ void run_trickle(const Options& options, Report& report) {
              "{} s ==\n",
              options.trickle_rate, kCallsClockSpeed, options.trickle_seconds, options.trickle_seconds,
              options.trickle_warmup);
-  World world(options.bin_dir, trickle_world());
+  World world(options.bin_dir, trickle_world(options.trickle_pull_minutes));
   world.start_sandbox();
   const auto daemon = world.start_daemon("run");
   OrderWriter writer(world.merchant());
@@ -484,6 +500,7 @@ void run_trickle(const Options& options, Report& report) {
   const auto end = start + std::chrono::seconds(options.trickle_seconds);
   std::optional<Stats> opened;
   Progress at_open;
+  long windows_at_open = 0, sweeps_at_open = 0;
   auto next_line = start + 10s;
   long written = 0;
   while (Clock::now() < end) {
@@ -495,6 +512,8 @@ void run_trickle(const Options& options, Report& report) {
     if (!opened && Clock::now() >= warm) {
       opened = read_stats(world.sandbox());
       at_open = read_progress(world.merchant());
+      windows_at_open = pull_windows(world, "status-open");
+      sweeps_at_open = count_lines_with(world.dir() / "daemon.err", "mark_tracking: sweep read");
     }
     if (Clock::now() >= next_line) {
       const Progress progress = read_progress(world.merchant());
@@ -506,6 +525,8 @@ void run_trickle(const Options& options, Report& report) {
   }
   const Stats closed = read_stats(world.sandbox());
   const Progress at_close = read_progress(world.merchant());
+  const long windows = pull_windows(world, "status-close") - windows_at_open;
+  const long sweeps = count_lines_with(world.dir() / "daemon.err", "mark_tracking: sweep read") - sweeps_at_open;
   stop(*daemon);
   if (!opened) throw world.failure("the trickle ended before its warm-up did");
 
@@ -524,6 +545,13 @@ void run_trickle(const Options& options, Report& report) {
              static_cast<double>(calls.total()) / static_cast<double>(synced));
   print_calls(calls, orders);
   fmt::print("shipments marked {} in {} marks: {:.1f} a mark\n", marked, calls.marks, per_mark);
+  // The pages are pull_shipments' windows and the marks' sweeps (at least a page each).
+  const long window_pages = static_cast<long>(calls.pages) - sweeps;
+  fmt::print("GET /order: {} mark sweeps, {} windows of pull_shipments (every {} min simulated): {} pages, {:.2f} a "
+             "window, one window per {:.0f} orders created\n",
+             sweeps, windows, options.trickle_pull_minutes, window_pages,
+             windows > 0 ? static_cast<double>(window_pages) / static_cast<double>(windows) : 0.0,
+             windows > 0 ? static_cast<double>(orders) / static_cast<double>(windows) : 0.0);
   fmt::print("by route:\n");
   for (const auto& [route, count] : closed.requests_since(*opened)) fmt::print("  {:<48} {}\n", route, count);
   world.print_logs();
@@ -534,6 +562,11 @@ void run_trickle(const Options& options, Report& report) {
              fmt::format("{:.4f} (creates {:.3f}, pages {:.3f}, marks {:.3f}, other {:.3f})", per_order,
                          per(calls.creates), per(calls.pages), per(calls.marks), per(calls.other)),
              fmt::format("<= {:.2f}", kTrickleCallsTarget), per_order <= kTrickleCallsTarget);
+  report.add("4. pull_shipments pages a window (windows; sweeps)",
+             fmt::format("{:.2f} ({} windows; {} sweeps)",
+                         windows > 0 ? static_cast<double>(window_pages) / static_cast<double>(windows) : 0.0,
+                         windows, sweeps),
+             "-", std::nullopt);
   report.add("4. shipments a mark", fmt::format("{:.1f} ({} in {} marks)", per_mark, marked, calls.marks), "-",
              std::nullopt);
 }
@@ -543,10 +576,11 @@ void run_trickle(const Options& options, Report& report) {
 constexpr const char* kUsage =
     "Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S] [--budget-warmup S]\n"
     "                  [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S] [--trickle-warmup S]\n"
-    "                  [--quick] [--only calls|throughput|budget|trickle]\n"
+    "                  [--trickle-pull-interval MINUTES] [--quick] [--only calls|throughput|budget|trickle]\n"
     "defaults: --orders 10000 --shipments 50000 --rate-limit 600 --budget-window 60 --budget-warmup 10\n"
     "          --trickle-rate 50 (orders a minute) --trickle-seconds 200 --trickle-warmup 80 (a second is a\n"
     "          minute at the sandbox's 60x clock: past the warm-up, orders shipped an hour earlier change again)\n"
+    "          --trickle-pull-interval 2 (pull_shipments' interval in simulated minutes: its default)\n"
     "--quick: --orders 2000 --shipments 10000 --rate-limit 300 --budget-window 30 --trickle-seconds 100\n"
     "         --trickle-warmup 40 (explicit options win)\n";
 
@@ -571,6 +605,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       options.trickle_rate = positive(name, value);
     } else if (name == "--trickle-seconds") {
       trickle_seconds = positive(name, value);
+    } else if (name == "--trickle-pull-interval") {
+      options.trickle_pull_minutes = positive(name, value);
     } else if (name == "--trickle-warmup") {
       trickle_warmup = positive(name, value);
     } else if (name == "--only") {

@@ -98,6 +98,40 @@ class PullSyncTest : public DriverFixture {
     return true;
   }
 
+  // Orders of the daemon's channel made at the sandbox (as if by another sales channel's upload).
+  void make_orders(long count) {
+    const auto response = sandbox->admin("POST", fmt::format("/_sandbox/orders:bulk?count={}", count));
+    ASSERT_EQ(response.status, 201) << response.body;
+  }
+
+  // GET /order requests the sandbox answered: with the marks off, the pages of pull_shipments' windows.
+  long order_pages() {
+    const std::string body = sandbox->admin("GET", "/_sandbox/stats").body;
+    simdjson::dom::parser parser;
+    long pages = 0;
+    for (const simdjson::dom::element entry : parser.parse(body)["requests"].get_array()) {
+      if (std::string_view(entry["route"].get_string()) == "GET /order") pages += entry["count"].get_int64();
+    }
+    return pages;
+  }
+
+  // Every shipment the provider has is in the merchant database with its status and tracking.
+  void expect_shipments_held(std::size_t expected) {
+    const auto provider = sandbox_shipments();
+    const auto held = merchant_shipments();
+    EXPECT_EQ(provider.size(), expected);
+    EXPECT_EQ(held.size(), expected);
+    for (const auto& [id, shipment] : provider) {
+      const auto it = held.find(id);
+      if (it == held.end()) {
+        ADD_FAILURE() << "shipment " << id << " is not in the merchant database";
+        continue;
+      }
+      EXPECT_EQ(it->second.status, shipment.status) << id;
+      EXPECT_EQ(it->second.tracking_number, shipment.tracking_number) << id;
+    }
+  }
+
   // Tracking marks in the checkpoint store in `state`.
   long marks_in_state(std::string_view state) {
     SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
@@ -351,6 +385,48 @@ TEST_P(PullSyncTest, EqualTimestampsAcrossPageBoundariesAndOverlappingWindowsLos
   EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_shipment_items"), items);
 }
 
+// What the windows cost, counted in requests: a window that holds nothing new is one page, however
+// many changes came just before the quiet spell; a trickle is one page a window while its changes
+// fit one, and nothing is lost.
+TEST_P(PullSyncTest, AQuietWindowCostsOnePageAndATrickleOneAWindow) {
+  // The sandbox's clock stands still but for the test's moves: each `once` reads one window.
+  start({"--clock-speed", "0.000001"},
+        "    pull_shipments: {interval: 50ms, page_size: 100}\n"
+        "    mark_tracking: {mode: never}\n"
+        "    pull_returns: {enabled: false}\n"
+        "    pull_lots: {enabled: false}\n"
+        "    pull_stock: {enabled: false}\n");
+  make_orders(300);
+  advance_clock(400);  // shipped with tracking, every shipment's last step at one instant
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_held(300);
+
+  // Quiet: two minutes pass with no change, three times. The window begins `overlap` (1m) before
+  // the last one was read, after the last changes: one empty page, not the last changes' 3 again.
+  for (int window = 1; window <= 3; ++window) {
+    advance_clock(120);
+    const long before = order_pages();
+    result = once();
+    ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(order_pages() - before, 1) << "quiet window " << window;
+  }
+
+  // A trickle: 20 new orders a window, their shipments stepping on while the next ones come.
+  for (int window = 1; window <= 4; ++window) {
+    make_orders(20);
+    advance_clock(120);
+    const long before = order_pages();
+    result = once();
+    ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+    EXPECT_EQ(order_pages() - before, 1) << "trickle window " << window;
+  }
+  advance_clock(400);
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  expect_shipments_held(380);
+}
+
 TEST_P(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
   // Small batches: thirty mark requests, so that unclear and refused ones come up.
   start({}, "    pull_shipments: {interval: 50ms, page_size: 100}\n"
@@ -504,13 +580,14 @@ TEST_P(PullSyncTest, ResyncAfterARestoreFromBackupReadsTheWindowAgainWithoutMark
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   expect_shipments_synced(35);
 
-  // The merchant restores its database from a backup taken before any shipment arrived: only the
-  // window's overlap (the later orders) is read again by itself.
+  // The merchant restores its database from a backup taken before any shipment arrived: nothing is
+  // read again by itself (the next window begins `overlap` before the provider's clock at the last
+  // one, after every change here), so the restore needs the resync.
   execute("DELETE FROM fulfillsync_shipment_items; DELETE FROM fulfillsync_tracking; "
           "DELETE FROM fulfillsync_shipments");
   result = once();
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
-  EXPECT_EQ(merchant_shipments().size(), 5u);
+  EXPECT_EQ(merchant_shipments().size(), 0u);
 
   auto resync = daemon({"resync", "--since", "2020-01-01", "--job", "pull_shipments"});
   ASSERT_EQ(resync.exit_status, 0) << resync.stderr_text;

@@ -37,8 +37,8 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   const auto walk_started = std::chrono::system_clock::now();
-  // The window starts `overlap` before the newest change already stored (the provider's pages are
-  // not sorted across boundaries, and its updates can land late), never before the starting point.
+  // The window starts `overlap` before the end of the last one (the provider's pages are not sorted
+  // across boundaries, and its updates can land late), never before the starting point.
   const auto saved = context_.checkpoint.cursor(kCursor);
   const auto saved_at = saved ? timestamps::parse_iso8601(*saved) : std::nullopt;
   const timestamps::TimePoint checkpoint = saved_at.value_or(context_.starting_point);
@@ -87,7 +87,11 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   if (context_.stopping) co_return run;  // an unfinished window is not saved
   // Nothing changed after the newest change already stored: the overlap's orders only, read again.
   run.quiet = saved && latest <= checkpoint;
-  latest = began_at_provider ? std::min(latest, *began_at_provider - 1s)
+  // The window holds every change the provider showed up to its clock at the first page, so the next
+  // one begins `overlap` before that moment, not before the newest change seen: once changes stop,
+  // that would read the last minute of them again on every window, a page per 250 of them, for ever.
+  // Without the provider's clock, the walk's own duration back from the newest change.
+  latest = began_at_provider ? *began_at_provider - 1s
                              : latest - std::chrono::duration_cast<timestamps::Clock::duration>(
                                             std::chrono::system_clock::now() - walk_started);
   backoff_.note_success();
