@@ -46,7 +46,8 @@ WorldOptions catalog_only() {
       "    pull_shipments: {enabled: false}\n"
       "    mark_tracking: {mode: never}\n"
       "    pull_returns: {enabled: false}\n"
-      "    pull_lots: {enabled: false}\n";
+      "    pull_lots: {enabled: false}\n"
+      "    pull_stock: {enabled: false}\n";
   return world;
 }
 

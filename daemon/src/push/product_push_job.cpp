@@ -192,7 +192,7 @@ void ProductPushJob::take(const merchant::ProductRow& row) {
   const auto create = ledger.find(LedgerKind::product_create, key);
   if (!create || create->state != LedgerState::created) {
     const ProductBody built = product_body(row, context_.version);
-    switch (ledger.offer(LedgerKind::product_create, key, row.content_hash, built.body.value_or(""))) {
+    switch (ledger.offer(LedgerKind::product_create, key, row.content_hash, built.body.value_or(""), create)) {
       case Offer::queued:
         if (!built.body) {
           ledger.mark_rejected(LedgerKind::product_create, key, built.problems);

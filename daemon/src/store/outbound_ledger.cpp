@@ -123,8 +123,9 @@ int OutboundLedger::recover_interrupted() {
 }
 
 std::optional<LedgerEntry> OutboundLedger::find(LedgerKind kind, std::string_view source_key) {
-  SQLite::Statement& query =
-      store_.prepared(fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND source_key = ?", kColumns));
+  // Statement texts are built once: a push looks entries up several times per row it sends.
+  static const std::string sql = fmt::format("SELECT {} FROM outbound_ledger WHERE kind = ? AND source_key = ?", kColumns);
+  SQLite::Statement& query = store_.prepared(sql);
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, std::string(source_key));
   if (!query.executeStep()) return std::nullopt;
@@ -166,15 +167,19 @@ std::map<std::string, OutboundLedger::HeldVersion, std::less<>> OutboundLedger::
 
 Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                             std::string_view body) {
+  return offer(kind, source_key, content_hash, body, find(kind, source_key));
+}
+
+Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+                            std::string_view body, const std::optional<LedgerEntry>& existing) {
   // Read and write without a transaction of its own: one daemon thread writes the ledger, and a
   // caller's Batch makes many offers one commit.
-  const auto existing = find(kind, source_key);
   Offer result = Offer::queued;
   if (!existing) {
-    SQLite::Statement& insert =
-        store_.prepared(fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, body, "
-                                    "created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
-                                    kSqlNow));
+    static const std::string sql = fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, "
+                                               "body, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
+                                               kSqlNow);
+    SQLite::Statement& insert = store_.prepared(sql);
     insert.bind(1, std::string(to_string(kind)));
     insert.bind(2, std::string(source_key));
     insert.bind(3, std::string(content_hash));
@@ -186,11 +191,11 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
              existing->state == LedgerState::withdrawn ||
              (sends_each_version(kind) && existing->state == done_state(kind))) {
     // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
-    SQLite::Statement& update =
-        store_.prepared(fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = 'pending', "
-                                    "attempts = 0, last_error = NULL, result_pending = 1, updated_at = {} "
-                                    "WHERE kind = ? AND source_key = ?",
-                                    kSqlNow));
+    static const std::string sql = fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = "
+                                               "'pending', attempts = 0, last_error = NULL, result_pending = 1, "
+                                               "updated_at = {} WHERE kind = ? AND source_key = ?",
+                                               kSqlNow);
+    SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(content_hash));
     update.bind(2, body.data(), static_cast<int>(body.size()));
     update.bind(3, std::string(to_string(kind)));
@@ -339,8 +344,9 @@ void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std:
 }
 
 std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState state, int limit) {
-  SQLite::Statement& query = store_.prepared(fmt::format(
-      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? ORDER BY updated_at, source_key LIMIT ?", kColumns));
+  static const std::string sql = fmt::format(
+      "SELECT {} FROM outbound_ledger WHERE kind = ? AND state = ? ORDER BY updated_at, source_key LIMIT ?", kColumns);
+  SQLite::Statement& query = store_.prepared(sql);
   query.bind(1, std::string(to_string(kind)));
   query.bind(2, std::string(to_string(state)));
   query.bind(3, limit);
@@ -436,10 +442,10 @@ void OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_ke
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
-  SQLite::Statement& update = store_.prepared(
-      fmt::format("UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND "
-                  "source_key = ?",
-                  kSqlNow));
+  static const std::string sql = fmt::format(
+      "UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND source_key = ?",
+      kSqlNow);
+  SQLite::Statement& update = store_.prepared(sql);
   update.bind(1, std::string(note));
   update.bind(2, std::string(to_string(kind)));
   update.bind(3, std::string(source_key));

@@ -154,6 +154,10 @@ class OutboundLedger {
 
   // Records that the source row `source_key` is at version `content_hash`, whose request body is `body`.
   Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body);
+  // The same, `existing` being what find(kind, source_key) has just returned in this transaction:
+  // a caller that looked the entry up already does not look it up twice.
+  Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body,
+              const std::optional<LedgerEntry>& existing);
 
   // Durably marks the row as being sent (attempts + 1). Must precede the request.
   void mark_in_flight(LedgerKind kind, std::string_view source_key);
