@@ -198,16 +198,18 @@ TEST_F(PostgresFailuresTest, AServerRestartIsCountedAndTheNextRunDeliversAtOnce)
   EXPECT_TRUE(daemon->wait_for_exit(10s).has_value());
 }
 
-// The source is read through views that can be slowed down (the setting fulfillsync.brake, in seconds,
-// changed by ALTER SYSTEM: no commit, so nothing but the daemon's own retry reads the tables again). A
+// The source is read through views that can be slowed down (slow.brake_setting, in seconds: a table
+// no trigger watches, so nothing but the daemon's own retry reads the source again, and its next
+// statement sees the change at once, unlike a setting reloaded into its session later). A
 // read slower than statement_timeout is cancelled by the server: logged, counted, and tried again
 // until the brake is off; then the order waiting behind it arrives, once.
 TEST_F(PostgresFailuresTest, AStatementTimeoutIsCountedAndRetriedUntilItsCauseGoes) {
   create_source_tables();
   std::string views =
-      "CREATE SCHEMA slow; CREATE FUNCTION slow.brake() RETURNS boolean LANGUAGE sql VOLATILE AS $$ "
-      "SELECT pg_sleep(coalesce(nullif(current_setting('fulfillsync.brake', true), ''), '0')::float8); "
-      "SELECT true $$;";
+      "CREATE SCHEMA slow; CREATE TABLE slow.brake_setting (seconds float8 NOT NULL);"
+      "INSERT INTO slow.brake_setting VALUES (0);"
+      "CREATE FUNCTION slow.brake() RETURNS boolean LANGUAGE sql VOLATILE AS $$ "
+      "SELECT pg_sleep((SELECT seconds FROM slow.brake_setting)); SELECT true $$;";
   for (const char* table : {"fulfillsync_orders", "fulfillsync_order_lines", "fulfillsync_returns",
                             "fulfillsync_return_lines", "fulfillsync_watched_inventory"}) {
     views += fmt::format("CREATE VIEW slow.{0} AS SELECT * FROM shop.{0} WHERE slow.brake();", table);
@@ -221,9 +223,7 @@ TEST_F(PostgresFailuresTest, AStatementTimeoutIsCountedAndRetriedUntilItsCauseGo
   auto daemon = start_run();
   ASSERT_TRUE(wait_for_results_created(1, 20s)) << daemon->stderr_text();
 
-  shop_exec("SET fulfillsync.brake = '0'");  // ALTER SYSTEM knows a custom setting once a session has it
-  shop_exec("ALTER SYSTEM SET fulfillsync.brake = '1'");
-  shop_exec("SELECT pg_reload_conf()");
+  shop_exec("UPDATE slow.brake_setting SET seconds = 1");
   add_orders(shop.get(), "SLOW", 1);
   ASSERT_TRUE(wait_for_metric(R"(fulfillsync_merchant_database_errors_total{kind="statement_timeout"})", 1, 10s))
       << daemon->stderr_text();
@@ -233,8 +233,7 @@ TEST_F(PostgresFailuresTest, AStatementTimeoutIsCountedAndRetriedUntilItsCauseGo
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(sandbox_count("orders"), 1);
 
-  shop_exec("ALTER SYSTEM RESET fulfillsync.brake");
-  shop_exec("SELECT pg_reload_conf()");
+  shop_exec("UPDATE slow.brake_setting SET seconds = 0");
   ASSERT_TRUE(wait_for_sandbox_count("orders", 2, 20s)) << daemon->stderr_text();
   ASSERT_TRUE(wait_for_results_created(2, 10s)) << daemon->stderr_text();
   std::this_thread::sleep_for(500ms);
