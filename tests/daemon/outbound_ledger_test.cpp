@@ -30,6 +30,27 @@ class OutboundLedgerTest : public ::testing::Test {
   LedgerState state_of(std::string_view key) { return ledger.find(kOrder, key).value().state; }
 };
 
+// When the body was last known to match its row: set by a new version and by a read that found the
+// row unchanged, not by a send put back as pending (a throttled one), which moves updated_at.
+TEST_F(OutboundLedgerTest, ABodysReadTimeMovesWithReadsNotWithASendPutBack) {
+  ASSERT_EQ(ledger.offer(kOrder, "R-1", "hash1", "{}"), Offer::queued);
+  const std::string offered = ledger.find(kOrder, "R-1")->read_at;
+  ASSERT_FALSE(offered.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the store's times are milliseconds
+  ledger.mark_in_flight(kOrder, "R-1");
+  ledger.mark_pending(kOrder, "R-1", "throttled");
+  auto entry = ledger.find(kOrder, "R-1");
+  EXPECT_GT(entry->updated_at, offered);
+  EXPECT_EQ(entry->read_at, offered);
+
+  ledger.note_read(kOrder, "R-1");
+  const std::string read_again = ledger.find(kOrder, "R-1")->read_at;
+  EXPECT_GT(read_again, offered);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(ledger.offer(kOrder, "R-1", "hash2", "{\"v\":2}"), Offer::queued);
+  EXPECT_GT(ledger.find(kOrder, "R-1")->read_at, read_again);
+}
+
 TEST_F(OutboundLedgerTest, ANewRowIsQueuedOnceWhateverHowOftenItIsRead) {
   EXPECT_EQ(ledger.offer(kOrder, "A-1", "hash1", R"({"reference_id":"A-1"})"), Offer::queued);
   EXPECT_EQ(ledger.offer(kOrder, "A-1", "hash1", R"({"reference_id":"A-1"})"), Offer::unchanged);

@@ -165,11 +165,12 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   std::vector<LedgerEntry> entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
   if (entries.size() == static_cast<std::size_t>(chunk_size())) run.more = true;
   // A body that waited long (under a backlog the intake pauses, so a later change may not be in the
-  // ledger yet) is sent only once its row has been read again.
+  // ledger yet) is sent only once its row has been read again: by when the row was last read, not
+  // by updated_at, which a throttled send put back as pending moves.
   std::vector<std::string> stale;
-  const auto built_before = timestamps::Clock::now() - kStaleBody;
+  const auto read_before = timestamps::Clock::now() - kStaleBody;
   for (const LedgerEntry& entry : entries) {
-    if (timestamps::parse_iso8601(entry.updated_at).value_or(built_before) <= built_before) {
+    if (timestamps::parse_iso8601(entry.read_at).value_or(read_before) <= read_before) {
       stale.push_back(entry.source_key);
     }
   }

@@ -601,7 +601,9 @@ void SourceIntake<Row>::refresh(std::span<const std::string> keys) {
       reject_ahead(ledger_, metrics_, row, options_.feed.max_clock_skew);
     } else if (const auto found = known.find(row.reference_id);
                found == known.end() || found->second != row.content_hash) {
-      take(row);  // a new version (an unchanged one needs no new body)
+      take(row);  // a new version
+    } else {
+      ledger_.note_read(create_kind<Row>(), row.reference_id);  // unchanged: its body is current
     }
   }
 }

@@ -35,13 +35,13 @@ LedgerKind kind_from(std::string_view text) {
 constexpr const char* kColumns =
     "kind, source_key, content_hash, state, attempts, body, remote_id, coalesce(remote_status, ''), "
     "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
-    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
+    "coalesce(remote_created_at, ''), coalesce(sent_at, ''), coalesce(read_at, updated_at)";
 
 // The same, the body left empty: what a result row is made of.
 constexpr const char* kColumnsButBody =
     "kind, source_key, content_hash, state, attempts, '', remote_id, coalesce(remote_status, ''), "
     "coalesce(last_error, ''), coalesce(note, ''), result_pending, created_at, updated_at, "
-    "coalesce(remote_created_at, ''), coalesce(sent_at, '')";
+    "coalesce(remote_created_at, ''), coalesce(sent_at, ''), coalesce(read_at, updated_at)";
 
 LedgerEntry entry_from(SQLite::Statement& row) {
   LedgerEntry entry;
@@ -60,6 +60,7 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   entry.updated_at = row.getColumn(12).getString();
   entry.remote_created_at = row.getColumn(13).getString();
   entry.sent_at = row.getColumn(14).getString();
+  entry.read_at = row.getColumn(15).getString();
   return entry;
 }
 
@@ -177,7 +178,8 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
   Offer result = Offer::queued;
   if (!existing) {
     static const std::string sql = fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, "
-                                               "body, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, {0}, {0})",
+                                               "body, created_at, updated_at, read_at) "
+                                               "VALUES (?, ?, ?, 'pending', ?, {0}, {0}, {0})",
                                                kSqlNow);
     SQLite::Statement& insert = store_.prepared(sql);
     insert.bind(1, std::string(to_string(kind)));
@@ -193,7 +195,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
     // Fixing a rejected row is how a merchant gets it sent: the new version starts afresh.
     static const std::string sql = fmt::format("UPDATE outbound_ledger SET content_hash = ?, body = ?, state = "
                                                "'pending', attempts = 0, last_error = NULL, result_pending = 1, "
-                                               "updated_at = {} WHERE kind = ? AND source_key = ?",
+                                               "updated_at = {0}, read_at = {0} WHERE kind = ? AND source_key = ?",
                                                kSqlNow);
     SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(content_hash));
@@ -422,6 +424,14 @@ bool OutboundLedger::adopt(LedgerKind kind, std::string_view source_key, std::st
     update.exec();
   }
   return true;
+}
+
+void OutboundLedger::note_read(LedgerKind kind, std::string_view source_key) {
+  SQLite::Statement& update = store_.prepared(
+      fmt::format("UPDATE outbound_ledger SET read_at = {} WHERE kind = ? AND source_key = ?", kSqlNow));
+  update.bind(1, std::string(to_string(kind)));
+  update.bind(2, std::string(source_key));
+  update.exec();
 }
 
 void OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,

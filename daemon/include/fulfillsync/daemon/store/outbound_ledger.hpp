@@ -93,6 +93,9 @@ struct LedgerEntry {
   std::string created_at;
   std::string updated_at;
   std::string sent_at;  // when its request last left; "" before the first send
+  // When `body` was last known to match the source row (built from it, or the row read again
+  // unchanged): unlike updated_at, not moved by a send put back as pending.
+  std::string read_at;
 };
 
 // What offer() did with a source row version.
@@ -206,6 +209,8 @@ class OutboundLedger {
   bool adopt(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::int64_t remote_id,
              std::string_view remote_status, std::string_view remote_created_at, std::string_view note,
              std::optional<std::string_view> body = std::nullopt);
+  // The source row was read again and still holds the version the entry's body was built from.
+  void note_read(LedgerKind kind, std::string_view source_key);
   // Applied as `body` says, known from the merchant's result table to be newer than this ledger (an
   // older store restored): a settled entry of `kind` becomes applied with `content_hash` and `body`,
   // or is made so. Left as it is while in flight or unknown: its own outcome settles it first.
