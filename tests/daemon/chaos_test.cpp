@@ -20,8 +20,8 @@
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
 // operator restoring a backup would: the promises are the same, and no create is refused as a
 // duplicate (the older store looks up what the result tables say may have been sent). Its merchant
-// application leaves the catalog alone: an older store does not yet learn the product versions sent
-// after its copy (see run_chaos).
+// application leaves the catalog alone: an older store resends an update it had in flight as it knew
+// it, which may bring back a version a newer store had replaced (see run_chaos).
 //
 // A third mode (PostgresServerRestartedMidRun) keeps the merchant database in a PostgreSQL 15 server
 // the test starts (testing::PostgresServer): the merchant application writes through a libpq
@@ -883,9 +883,9 @@ void ChaosTest::run_chaos(Mode mode) {
     merchant->exec(read_file(source_path("schema/merchant/catalog_change_log.sql")));
     shop_database = std::make_unique<SqliteShop>(dir / "merchant.db");
   }
-  // Not while older stores are restored: such a store does not learn the product versions sent since
-  // its copy was taken (the result table is not read back for the catalog), so a field changed since
-  // and then changed back stays at the provider as the lost version left it.
+  // Not while older stores are restored: a product update the restored store had in flight is sent
+  // again as that store knew it, and may bring back at the provider a version that a newer store had
+  // replaced since (settled ones are compared with the provider: StoreRebuild).
   MerchantApplication shop(std::move(shop_database), options.seed + 1, !restore_older_stores);
   CheckpointWatch checkpoints(dir / "checkpoint.db");
   const auto start = std::chrono::steady_clock::now();

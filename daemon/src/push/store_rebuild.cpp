@@ -246,8 +246,10 @@ void StoreRebuild::forget_what_the_provider_holds_if_behind(const merchant::Sync
   // sent: a field changed since and changed back is not left at the provider as the lost version has it.
   if (!result.remote_id || !behind({LedgerKind::product_create, LedgerKind::product_update}, result)) return;
   summary_.behind = true;
-  ledger_.replace_settled(LedgerKind::product_update, result.reference_id, OutboundLedger::kVersionForgotten,
-                          *result.remote_id, encode_versions({.base = "", .after = ""}));
+  if (!ledger_.replace_settled(LedgerKind::product_update, result.reference_id, OutboundLedger::kVersionForgotten,
+                               *result.remote_id, encode_versions({.base = "", .after = ""}))) {
+    return;
+  }
   ++summary_.products_behind;
   spdlog::debug("product {}: the result tables are newer than the store: to be compared with the provider",
                 text::printable(result.reference_id));

@@ -434,7 +434,7 @@ void OutboundLedger::note_read(LedgerKind kind, std::string_view source_key) {
   update.exec();
 }
 
-void OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+bool OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                                     std::int64_t remote_id, std::string_view body) {
   SQLite::Statement& upsert = store_.prepared(fmt::format(
       "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, body, result_pending, "
@@ -448,7 +448,7 @@ void OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_ke
   upsert.bind(3, std::string(content_hash));
   upsert.bind(4, remote_id);
   upsert.bind(5, std::string(body));
-  upsert.exec();
+  return upsert.exec() == 1;
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {

@@ -213,8 +213,9 @@ class OutboundLedger {
   void note_read(LedgerKind kind, std::string_view source_key);
   // Applied as `body` says, known from the merchant's result table to be newer than this ledger (an
   // older store restored): a settled entry of `kind` becomes applied with `content_hash` and `body`,
-  // or is made so. Left as it is while in flight or unknown: its own outcome settles it first.
-  void replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
+  // or is made so. Left as it is while in flight or unknown (returns false): its own outcome settles
+  // it first.
+  bool replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                        std::int64_t remote_id, std::string_view body);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
