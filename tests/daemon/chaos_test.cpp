@@ -455,6 +455,9 @@ class CheckpointWatch {
           EXPECT_GE(sequence_of(position), sequence_of(previous->second))
               << job << " moved back from " << previous->second << " to " << position;
         }
+      } else if (job.starts_with("catch-up:") && position.empty()) {
+        // A new catch-up starts from the first key (it reads everything again: nothing is skipped),
+        // e.g. after a restored store finds the change log deleted what it had not read.
       } else {
         EXPECT_GT(position, previous->second) << job << " moved back";
       }
