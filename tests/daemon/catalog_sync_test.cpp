@@ -806,6 +806,34 @@ TEST_P(CatalogJobTest, AnOlderStoreRestoredComparesTheProductsUpdatedSinceWithTh
   EXPECT_EQ(catalog_writes_after(sent_before).size(), 1u);
 }
 
+TEST_P(CatalogJobTest, AnUpdateAnOlderStoreHadUnderWayIsComparedWithTheProviderWhenSentAgain) {
+  start();
+  insert_products("W", 1);  // W-0001: 'Product 1', Apparel
+  ASSERT_EQ(once().exit_status, 0);
+  // An update reaches the provider, and the store is copied before it records the answer.
+  execute("UPDATE fulfillsync_products SET type = 'Gear' WHERE reference_id = 'W-0001'");
+  ASSERT_EQ(once({"FULFILLSYNC_FAILPOINTS=push_products.after_response"}).exit_status, kKilled);
+  const std::filesystem::path copy = dir / "checkpoint-copy.db";
+  SQLite::Database((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY).backup(copy.c_str(), SQLite::Database::Save);
+  ASSERT_EQ(once().exit_status, 0);
+  // A newer store sends a rename.
+  execute("UPDATE fulfillsync_products SET name = 'Renamed' WHERE reference_id = 'W-0001'");
+  ASSERT_EQ(once().exit_status, 0);
+  ASSERT_EQ(provider_products().at("W-0001").name, "Renamed");
+
+  // The older copy comes back, and the merchant takes the rename back: its row is again the version
+  // the copy's update under way carries, so only that update can bring the name back.
+  delete_store();
+  std::filesystem::copy_file(copy, dir / "checkpoint.db");
+  execute("UPDATE fulfillsync_products SET name = 'Product 1' WHERE reference_id = 'W-0001'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("1 products changed at the provider since this store was current"));
+  const auto after = provider_products().at("W-0001");
+  EXPECT_EQ(after.name, "Product 1");
+  EXPECT_EQ(after.type, "Gear");
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);
 
 // The operator's tools over the catalog: status, retry and --dry-run.

@@ -19,9 +19,8 @@
 // A second mode (OlderStoreCopiesRestoredBetweenKills) also copies the checkpoint store now and then
 // while the daemon is down, and puts such an older copy back in its place between kills, as an
 // operator restoring a backup would: the promises are the same, and no create is refused as a
-// duplicate (the older store looks up what the result tables say may have been sent). Its merchant
-// application leaves the catalog alone: an older store resends an update it had in flight as it knew
-// it, which may bring back a version a newer store had replaced (see run_chaos).
+// duplicate (the older store looks up what the result tables say may have been sent), and a product
+// update it had in flight, sent again, brings back no version a newer store had replaced.
 //
 // A third mode (PostgresServerRestartedMidRun) keeps the merchant database in a PostgreSQL 15 server
 // the test starts (testing::PostgresServer): the merchant application writes through a libpq
@@ -211,12 +210,11 @@ class PostgresShop final : public ShopDatabase {
 
 // The shop application on its own connection: every few tens of milliseconds it writes a few orders
 // (now and then one invalid, or cancelled as it is written), edits and cancels earlier ones and writes
-// returns, each in a short transaction, until stopped.
+// returns, creates and edits products and variants, each in a short transaction, until stopped.
 class MerchantApplication {
  public:
-  // `edits_catalog`: also creates and edits products and variants.
-  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed, bool edits_catalog)
-      : db_(std::move(database)), random_(seed), edits_catalog_(edits_catalog) {
+  MerchantApplication(std::unique_ptr<ShopDatabase> database, std::uint64_t seed)
+      : db_(std::move(database)), random_(seed) {
     thread_ = std::thread([this] { run(); });
   }
   ~MerchantApplication() { stop(); }
@@ -303,7 +301,7 @@ class MerchantApplication {
       db_->add_return(reference, n);
       history_.returns.push_back(reference);
     }
-    if (edits_catalog_) edit_catalog();
+    edit_catalog();
   }
 
   // Runs `sql` in one transaction: all of it or, when it throws, none.
@@ -414,7 +412,6 @@ class MerchantApplication {
 
   std::unique_ptr<ShopDatabase> db_;
   std::mt19937_64 random_;
-  const bool edits_catalog_;
   std::atomic<bool> stopping_{false};
   std::mutex writing_;  // held by a step, and by an outage
   MerchantHistory history_;
@@ -886,10 +883,7 @@ void ChaosTest::run_chaos(Mode mode) {
     merchant->exec(read_file(source_path("schema/merchant/catalog_change_log.sql")));
     shop_database = std::make_unique<SqliteShop>(dir / "merchant.db");
   }
-  // Not while older stores are restored: a product update the restored store had in flight is sent
-  // again as that store knew it, and may bring back at the provider a version that a newer store had
-  // replaced since (settled ones are compared with the provider: StoreRebuild).
-  MerchantApplication shop(std::move(shop_database), options.seed + 1, !restore_older_stores);
+  MerchantApplication shop(std::move(shop_database), options.seed + 1);
   CheckpointWatch checkpoints(dir / "checkpoint.db");
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + options.duration;

@@ -246,8 +246,19 @@ void StoreRebuild::forget_what_the_provider_holds_if_behind(const merchant::Sync
   // sent: a field changed since and changed back is not left at the provider as the lost version has it.
   if (!result.remote_id || !behind({LedgerKind::product_create, LedgerKind::product_update}, result)) return;
   summary_.behind = true;
-  if (!ledger_.replace_settled(LedgerKind::product_update, result.reference_id, OutboundLedger::kVersionForgotten,
-                               *result.remote_id, encode_versions({.base = "", .after = ""}))) {
+  const auto update = ledger_.find(LedgerKind::product_update, result.reference_id);
+  if (update && (update->state == LedgerState::in_flight || update->state == LedgerState::unknown)) {
+    // An update under way here is sent again as this store built it, from a base the newer store's
+    // updates have moved on from: it reads the provider first, and sends what differs.
+    const auto versions = decode_versions(update->body);
+    if (!versions || versions->after.empty() ||
+        !ledger_.replace_unsettled_body(LedgerKind::product_update, result.reference_id,
+                                        encode_versions({.base = "", .after = versions->after}))) {
+      return;
+    }
+  } else if (!ledger_.replace_settled(LedgerKind::product_update, result.reference_id,
+                                      OutboundLedger::kVersionForgotten, *result.remote_id,
+                                      encode_versions({.base = "", .after = ""}))) {
     return;
   }
   ++summary_.products_behind;

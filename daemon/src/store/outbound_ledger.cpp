@@ -451,6 +451,16 @@ bool OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_ke
   return upsert.exec() == 1;
 }
 
+bool OutboundLedger::replace_unsettled_body(LedgerKind kind, std::string_view source_key, std::string_view body) {
+  SQLite::Statement& update = store_.prepared(
+      "UPDATE outbound_ledger SET body = ?1 WHERE kind = ?2 AND source_key = ?3 "
+      "AND state IN ('in_flight', 'unknown') AND body IS NOT ?1");
+  update.bind(1, std::string(body));
+  update.bind(2, std::string(to_string(kind)));
+  update.bind(3, std::string(source_key));
+  return update.exec() == 1;
+}
+
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
   static const std::string sql = fmt::format(
       "UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND source_key = ?",

@@ -217,6 +217,10 @@ class OutboundLedger {
   // it first.
   bool replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                        std::int64_t remote_id, std::string_view body);
+  // The body an entry in flight or unknown is sent again with, in the same state (an older store
+  // restored: what its send was built from is out of date). Returns false when the entry is settled,
+  // absent, or holds that body already.
+  bool replace_unsettled_body(LedgerKind kind, std::string_view source_key, std::string_view body);
   // How many entries the ledger holds, and when the newest of them last changed ("" when empty).
   std::pair<long, std::string> size_and_newest();
 
