@@ -667,6 +667,8 @@ TEST_P(CatalogJobTest, ADeletedStoreIsRebuiltWithItsProductsAndAnEditSendsOnlyIt
   ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
   EXPECT_THAT(result.stderr_text, HasSubstr("20 products adopted as created (1 to be compared with the provider"));
   EXPECT_EQ(result_column("remote_id", "R-0005", "fulfillsync_product_sync"), std::to_string(before.at("R-0005").id));
+  // Compared with the provider, it holds the merchant's version: no note says it may not.
+  EXPECT_EQ(result_column("note", "R-0005", "fulfillsync_product_sync"), "");
   EXPECT_TRUE(catalog_writes_after(sent_before).empty());
   // The channel, a few pulls, R-0005 read: nothing per product.
   EXPECT_LE(sandbox_count("requests_total") - requests_before, 12) << result.stderr_text;

@@ -494,8 +494,13 @@ void ProductPushJob::record_update(const PlannedUpdate& planned, const api::Outc
   switch (outcome.kind) {
     case OutcomeKind::success:
       ledger.mark_applied(LedgerKind::product_update, key, planned.product_id, "");
-      // Compared with what the provider holds: its variants the merchant lacks are known only now.
-      if (!planned.after.empty() && planned.changes) note_what_the_provider_keeps(key, *planned.changes);
+      if (!planned.after.empty()) {
+        // Compared with what the provider holds: its variants the merchant lacks are known only now,
+        // and a create adopted without its version is at the merchant's version now.
+        if (planned.changes) note_what_the_provider_keeps(key, *planned.changes);
+        const auto create = ledger.find(LedgerKind::product_create, key);
+        if (create && create->note == kCreatedByAnEarlierSend) ledger.set_note(LedgerKind::product_create, key, "");
+      }
       context_.metrics.count_items(name(), "updated");
       backoff_.note_success();
       ++run.settled;
