@@ -83,6 +83,22 @@ TEST_F(SchedulerTest, APullThatFindsSomethingIsBackToItsInterval) {
   EXPECT_EQ(rests, (std::vector<std::chrono::milliseconds>{1ms, 2ms, 4ms, 1ms, 2ms, 4ms}));
 }
 
+TEST_F(SchedulerTest, AQuietPullThatWritesWhatItHadAgainKeepsResting) {
+  // pull_returns writes the statuses of the open returns at every pass, moved or not.
+  std::vector<std::chrono::milliseconds> rests;
+  FakeJob* pull = nullptr;
+  pull = &add("pull_returns", true, 1ms, 5, [&](int) {
+    rests.push_back(scheduler.rest_after_quiet_runs(*pull));
+    return JobRun{.settled = 2, .quiet = true};
+  });
+  FakeJob& other = add("pull_shipments", true, 1h, 0, [](int) { return JobRun{.quiet = true}; });
+  scheduler.start();
+  io.run_for(5s);  // stopped by pull_returns' 5th run
+  EXPECT_EQ(rests, (std::vector<std::chrono::milliseconds>{1ms, 2ms, 4ms, 8ms, 8ms}));
+  ASSERT_EQ(other.runs, 1);
+  EXPECT_EQ(scheduler.rest_after_quiet_runs(other), std::chrono::milliseconds(2h));
+}
+
 TEST_F(SchedulerTest, APushThatSettlesSomethingEndsTheQuietRests) {
   // The pull has rested long (its interval is an hour); the push settles an order on its 3rd run.
   FakeJob& pull = add("pull_shipments", true, 1h, 0, [](int) { return JobRun{.quiet = true}; });

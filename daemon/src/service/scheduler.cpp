@@ -157,7 +157,9 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
     if (stopping_) break;
     const bool quiet = slot.job->pulls() ? run.quiet : run.settled == 0 && !run.more;
     slot.quiet_runs = quiet && run.ok ? slot.quiet_runs + 1 : 0;
-    if (run.settled > 0) end_quiet_rests();
+    // A quiet pull's items are the same ones written again (the open returns' statuses, the overlap's
+    // orders): nothing happened that brings the others back to their intervals.
+    if (run.settled > 0 && !quiet) end_quiet_rests();
     if (run.back_off > 0ms) {
       co_await rest(slot, run.back_off);
     } else if (!run.more && !(slot.woken && run.ok)) {
