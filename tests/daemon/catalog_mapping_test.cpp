@@ -133,6 +133,31 @@ TEST(CatalogMappingTest, TheProviderVersionHoldsTheMembersTheMerchantSends) {
   EXPECT_FALSE(provider_version("[]", after));
 }
 
+// The provider answers weights in ounces and dimensions in inches: a variant sent in grams and
+// centimetres reads back converted (and perhaps rounded), and is not a change; a changed one is sent.
+TEST(CatalogMappingTest, AWeightOrSizeAnsweredInAnotherUnitIsNotAChange) {
+  const std::string provider =
+      R"({"id":5,"name":"Box","variants":[)"
+      R"({"id":50,"sku":"B-1","name":"Box","weight":{"unit":"oz","weight":17.636996772429848},)"
+      R"("dimension":{"height":3.937007874015748,"is_locked":false,"length":11.811023622047244,"source":"Merchant",)"
+      R"("unit":"in","width":7.874015748031496}},)"
+      R"({"id":51,"sku":"B-2","name":"Lid","weight":{"unit":"oz","weight":35.27},"dimension":{"length":0.39,"unit":"in"}},)"
+      R"({"id":52,"sku":"B-3","name":"Tape","weight":{"unit":"oz","weight":1.76},"dimension":{"length":39.37,"unit":"in"}}]})";
+  const std::string after =
+      R"({"name":"Box","variants":[)"
+      R"({"sku":"B-1","name":"Box","weight":{"weight":500,"unit":"g"},"dimension":{"length":30,"width":20,"height":10,"unit":"cm"}},)"
+      R"({"sku":"B-2","name":"Lid","weight":{"weight":1,"unit":"kg"},"dimension":{"length":10,"unit":"mm"}},)"
+      R"({"sku":"B-3","name":"Tape","weight":{"weight":51,"unit":"g"},"dimension":{"length":1.1,"unit":"m"}}]})";
+  const auto held = provider_version(provider, after);
+  ASSERT_TRUE(held);
+  const auto changes = product_changes(*held, after);
+  ASSERT_TRUE(changes);
+  // B-1 as the sandbox converts it, B-2 rounded to hundredths; B-3 is 50 g and 1 m at the provider.
+  EXPECT_THAT(changes->changed_variants,
+              ElementsAre(Pair("B-3", R"({"weight":{"weight":51,"unit":"g"},"dimension":{"length":1.1,"unit":"m"}})")));
+  EXPECT_TRUE(changes->kept.empty());
+}
+
 TEST(CatalogMappingTest, AnUpdatesVersionsReadBack) {
   const ProductVersions versions{.base = R"({"variants":[]})", .after = R"({"name":"A","variants":[]})"};
   const auto read = decode_versions(encode_versions(versions));

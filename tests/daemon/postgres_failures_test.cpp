@@ -198,6 +198,44 @@ TEST_F(PostgresFailuresTest, AServerRestartIsCountedAndTheNextRunDeliversAtOnce)
   EXPECT_TRUE(daemon->wait_for_exit(10s).has_value());
 }
 
+// The server goes away while the daemon starts (here while the start's read of the result table waits
+// for a lock): the start ends with 69, and the log says so and that systemd starts it again, not that
+// the daemon tries again itself.
+TEST_F(PostgresFailuresTest, AServerLostDuringTheStartEndsItWith69AndTheLogSaysSystemdStartsItAgain) {
+  create_source_tables();
+  start("1h");
+  const RunResult first = once();  // makes the result tables
+  ASSERT_EQ(first.exit_status, 0) << first.stderr_text;
+
+  auto holder = connect();
+  exec(holder.get(), "BEGIN; LOCK TABLE fulfillsync.fulfillsync_order_sync IN ACCESS EXCLUSIVE MODE");
+  auto daemon = run_in_background();
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  bool waiting = false;
+  while (!waiting && std::chrono::steady_clock::now() < deadline && daemon->running()) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(
+        PQexec(shop.get(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                           "query LIKE '%fulfillsync_order_sync%'"),
+        &PQclear);
+    waiting = PQresultStatus(result.get()) == PGRES_TUPLES_OK && std::string(PQgetvalue(result.get(), 0, 0)) != "0";
+    if (!waiting) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(waiting) << "the start never waited for the lock:\n" << daemon->stderr_text();
+  holder.reset();
+  shop.reset();
+  postgres->stop();
+
+  EXPECT_EQ(daemon->wait_for_exit(30s), 69) << daemon->stderr_text();  // EX_UNAVAILABLE
+  const std::string log = daemon->stderr_text();
+  EXPECT_THAT(log, HasSubstr("cannot start: merchant database postgresql"));
+  // The read lost its connection and could not open another: the connection says when the next use
+  // may try, without promising one.
+  EXPECT_THAT(log, HasSubstr("the next use of the connection opens it again"));
+  EXPECT_THAT(log, HasSubstr("exiting with status 69 (EX_UNAVAILABLE): under systemd, the packaged unit starts "
+                             "fulfillsyncd again (Restart=on-failure, RestartSec=5s)"));
+  EXPECT_THAT(log, ::testing::Not(HasSubstr("trying again"))) << "nothing in this process tries again";
+}
+
 // The source is read through views that can be slowed down (slow.brake_setting, in seconds: a table
 // no trigger watches, so nothing but the daemon's own retry reads the source again, and its next
 // statement sees the change at once, unlike a setting reloaded into its session later). A

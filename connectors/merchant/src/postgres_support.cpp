@@ -316,12 +316,16 @@ void PostgresConnection::open_if_lost(std::string_view task) {
     next_open_at_ = now + kReopen.after(open_failures_);
     last_open_error_ = error.what();
     tell(DatabaseFailure::unreachable);
-    // Once per loss, not per try: the tries go on at debug.
+    // Once per loss, not per try: the tries go on at debug. Whether another use comes is the caller's
+    // to say (a job's next run does; a start that fails ends the process), so this promises none.
     if (open_failures_ == 1) {
-      spdlog::warn("{}; trying again with a back-off from {} ms to {} s", error.what(), kReopen.first.count(),
+      spdlog::warn("{}; the next use of the connection opens it again, {} ms from now at the earliest (the wait "
+                   "doubling after each failure, up to {} s)",
+                   error.what(), kReopen.first.count(),
                    std::chrono::duration_cast<std::chrono::seconds>(kReopen.longest).count());
     } else {
-      spdlog::debug("{}; trying again in {} ms", error.what(), kReopen.after(open_failures_).count());
+      spdlog::debug("{}; the next try is {} ms from now at the earliest", error.what(),
+                    kReopen.after(open_failures_).count());
     }
     throw MerchantDatabaseError(error.what(), DatabaseFailure::unreachable);
   }

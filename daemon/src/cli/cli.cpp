@@ -90,7 +90,11 @@ int run(const CommandLine& line) {
     spdlog::critical("cannot start: {}", damaged_store_advice(e, line.config_path));
     return exit_code::io_error;
   } catch (const std::exception& e) {
-    spdlog::critical("cannot start: {}", e.what());
+    // No retry here: the start ends. Under systemd the unit's Restart=on-failure is the retry.
+    spdlog::critical("cannot start: {}; exiting with status {}{}", e.what(), exit_code::unavailable,
+                     line.command == Command::once ? ""
+                                                   : " (EX_UNAVAILABLE): under systemd, the packaged unit starts "
+                                                     "fulfillsyncd again (Restart=on-failure, RestartSec=5s)");
     return exit_code::unavailable;
   }
   const int code = service->run();

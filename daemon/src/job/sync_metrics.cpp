@@ -99,6 +99,12 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
                          .Help("How often a pull job that reads all of its data in a cycle or pass begins one "
                                "(pull_lots, pull_stock: their configured interval).")
                          .Register(registry)),
+      pull_rest_(prometheus::BuildGauge()
+                     .Name("fulfillsync_pull_rest_seconds")
+                     .Help("How long a pull job the scheduler paces (pull_shipments, pull_returns) rests after its "
+                           "last run, before jitter: its interval, doubled after each run that found nothing new, "
+                           "up to 8 times.")
+                     .Register(registry)),
       unresolved_watched_skus_(prometheus::BuildGauge()
                                    .Name("fulfillsync_watched_skus_unresolved")
                                    .Help("Watched SKUs the SKU map does not hold, as of pull_lots' last cycle: no "
@@ -247,6 +253,10 @@ void SyncMetrics::set_lag(std::string_view job, std::chrono::system_clock::durat
 
 void SyncMetrics::set_pull_interval(std::string_view job, std::chrono::milliseconds interval) {
   pull_interval_.Add({{kJobLabel, std::string(job)}}).Set(std::chrono::duration<double>(interval).count());
+}
+
+void SyncMetrics::set_pull_rest(std::string_view job, std::chrono::milliseconds rest) {
+  pull_rest_.Add({{kJobLabel, std::string(job)}}).Set(std::chrono::duration<double>(rest).count());
 }
 
 void SyncMetrics::set_unresolved_watched_skus(int count) { unresolved_watched_skus_.Set(count); }

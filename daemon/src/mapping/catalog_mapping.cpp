@@ -303,6 +303,61 @@ Members with_kept(const Members& base, const Members& after, std::span<const std
   return merged;
 }
 
+// The provider keeps and answers a variant's weight in ounces and its dimensions in inches, whatever
+// unit they were sent in (the spec gives `unit` as a string; sandbox/README.md). Each unit the
+// catalog sends, in the unit answered.
+struct UnitSize {
+  std::string_view measure;  // the variant's member: weight or dimension
+  std::string_view unit;
+  double size;
+};
+constexpr UnitSize kUnitSizes[] = {
+    {"weight", "oz", 1},           {"weight", "lb", 16},     {"weight", "g", 1 / 28.349523125},
+    {"weight", "kg", 35.27396195}, {"dimension", "in", 1},   {"dimension", "cm", 1 / 2.54},
+    {"dimension", "mm", 1 / 25.4}, {"dimension", "ft", 12},  {"dimension", "m", 100 / 2.54},
+};
+// The unit answered when a measure names none.
+constexpr UnitSize kAnsweredUnits[] = {{"weight", "oz", 1}, {"dimension", "in", 1}};
+// How far a number answered in another unit may be from the one sent and still be it: the provider's
+// rounding (up to half a hundredth of the unit answered) and its conversion factor's (28.3495 g to the
+// ounce is off by a millionth).
+constexpr double kAnsweredRounding = 0.005;
+constexpr double kConversionTolerance = 1e-5;
+
+std::optional<double> unit_size(std::string_view measure, simdjson::dom::object object) {
+  std::string_view unit;
+  if (object["unit"].get_string().get(unit) != simdjson::SUCCESS) {
+    const auto answered = std::find_if(std::begin(kAnsweredUnits), std::end(kAnsweredUnits),
+                                       [&](const UnitSize& u) { return u.measure == measure; });
+    if (answered == std::end(kAnsweredUnits)) return std::nullopt;
+    unit = answered->unit;
+  }
+  const auto found = std::find_if(std::begin(kUnitSizes), std::end(kUnitSizes),
+                                  [&](const UnitSize& u) { return u.measure == measure && u.unit == unit; });
+  return found == std::end(kUnitSizes) ? std::nullopt : std::optional(found->size);
+}
+
+// Whether the weight or dimension the provider holds is the one `after` sends, each number converted
+// from `after`'s unit to the one answered: 500 g is answered as 17.64 oz, and is not a change.
+bool same_measure(std::string_view measure, simdjson::dom::object held, simdjson::dom::object after) {
+  const auto held_size = unit_size(measure, held);
+  const auto after_size = unit_size(measure, after);
+  if (!held_size || !after_size) return false;
+  for (auto [key, value] : after) {
+    if (key == "unit") continue;
+    double sent = 0, answered = 0;
+    if (value.get_double().get(sent) != simdjson::SUCCESS ||
+        held[key].get_double().get(answered) != simdjson::SUCCESS) {
+      return false;
+    }
+    const double sent_as_answered = sent * *after_size / *held_size;
+    if (std::abs(sent_as_answered - answered) > kAnsweredRounding + kConversionTolerance * std::abs(answered)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The members of the object `after` as the object `provider` holds them (see provider_version).
 void write_as_provider_holds(json::JsonWriter& w, simdjson::dom::object provider, simdjson::dom::object after) {
   for (auto [key, value] : after) {
@@ -310,8 +365,11 @@ void write_as_provider_holds(json::JsonWriter& w, simdjson::dom::object provider
     if (provider.at_key(key).get(held) != simdjson::SUCCESS || held.is_null()) continue;
     simdjson::dom::object held_object, after_object;
     double held_number = 0, after_number = 0;
-    if (held.get_object().get(held_object) == simdjson::SUCCESS &&
-        value.get_object().get(after_object) == simdjson::SUCCESS) {
+    const bool objects = held.get_object().get(held_object) == simdjson::SUCCESS &&
+                         value.get_object().get(after_object) == simdjson::SUCCESS;
+    if (objects && same_measure(key, held_object, after_object)) {
+      w.key(key).raw_value(simdjson::minify(value));  // the same weight or size, answered in another unit
+    } else if (objects) {
       w.key(key).begin_object();
       write_as_provider_holds(w, held_object, after_object);
       w.end_object();

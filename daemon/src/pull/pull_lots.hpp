@@ -27,6 +27,7 @@ class PullLotsJob final : public Job {
   PullLotsJob(PullContext context, config::LotsConfig config, bool spread);
   std::string_view name() const override { return "pull_lots"; }
   bool pulls() const override { return true; }
+  bool paces_itself() const override { return true; }
   boost::asio::awaitable<JobRun> run() override;
   int backlog() override;
   bool paused() const override { return backoff_.paused(); }

@@ -23,6 +23,7 @@ class PullStockJob final : public Job {
   PullStockJob(PullContext context, config::StockConfig config, bool repeat);
   std::string_view name() const override { return "pull_stock"; }
   bool pulls() const override { return true; }
+  bool paces_itself() const override { return true; }
   boost::asio::awaitable<JobRun> run() override;
   // `once`: 1 until its pass is done; the daemon: 1 after a page failed, until one is written.
   int backlog() override;

@@ -36,6 +36,11 @@ void Scheduler::add(std::unique_ptr<Job> job, config::Duration interval) {
   metrics_.set_paused(job->name(), false);
   jobs_.push_back(std::move(job));
   slots_.push_back(Slot{jobs_.back().get(), interval, std::make_unique<asio::steady_timer>(executor_)});
+  export_rest(slots_.back());
+}
+
+void Scheduler::export_rest(const Slot& slot) {
+  if (slot.job->pulls() && !slot.job->paces_itself()) metrics_.set_pull_rest(slot.job->name(), quiet_rest(slot));
 }
 
 Scheduler::Figures Scheduler::figures(const Job& job) const {
@@ -101,6 +106,7 @@ void Scheduler::end_quiet_rests() {
   for (Slot& slot : slots_) {
     if (slot.quiet_runs == 0) continue;
     slot.quiet_runs = 0;
+    export_rest(slot);
     const auto end = slot.rest_began + slot.interval;
     if (slot.resting && end < slot.rest->expiry()) {
       spdlog::debug("{}: something was settled; its next run is one interval after its last", slot.job->name());
@@ -157,7 +163,10 @@ asio::awaitable<void> Scheduler::loop(Slot& slot) {
     if (stopping_) break;
     const bool quiet = slot.job->pulls() ? run.quiet : run.settled == 0 && !run.more;
     slot.quiet_runs = quiet && run.ok ? slot.quiet_runs + 1 : 0;
-    if (run.settled > 0) end_quiet_rests();
+    export_rest(slot);
+    // A quiet pull's items are the same ones written again (the open returns' statuses, the overlap's
+    // orders): nothing happened that brings the others back to their intervals.
+    if (run.settled > 0 && !quiet) end_quiet_rests();
     if (run.back_off > 0ms) {
       co_await rest(slot, run.back_off);
     } else if (!run.more && !(slot.woken && run.ok)) {

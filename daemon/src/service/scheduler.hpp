@@ -12,9 +12,12 @@
 // 250ms becomes 500ms: idle polls cost half, and the first change after a quiet spell waits at most
 // one such rest). A run that settles anything (an order created or cancelled, a return created,
 // shipments written, tracking marked) brings every job back to its interval at once: a rest already
-// longer is cut to end one interval after it began. Tracking is then read as often as configured
-// while there is activity. A run that holds work back until a moment (JobRun::next_run_within: a
-// batch of marks filling up) has its next run by then, however long its rest would be.
+// longer is cut to end one interval after it began. A quiet pull's writes do not (they are what it
+// had already: the open returns' statuses, the overlap's orders). Tracking is then read as often as
+// configured while there is activity. A run that holds work back until a moment
+// (JobRun::next_run_within: a batch of marks filling up) has its next run by then, however long its
+// rest would be. The rest of a pull it paces is exported (fulfillsync_pull_rest_seconds): an idle
+// pull's lag grows with it.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -99,6 +102,8 @@ class Scheduler {
     std::chrono::steady_clock::time_point rest_began{};
   };
   std::chrono::milliseconds quiet_rest(const Slot& slot) const;
+  // fulfillsync_pull_rest_seconds of a pull the scheduler paces.
+  void export_rest(const Slot& slot);
   // Something was settled: every quiet job back to its interval.
   void end_quiet_rests();
   boost::asio::awaitable<void> loop(Slot& slot);

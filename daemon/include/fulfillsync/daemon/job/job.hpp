@@ -39,6 +39,10 @@ class Job {
   virtual std::optional<std::chrono::system_clock::time_point> data_as_of() const { return std::nullopt; }
   // A pull job: it has a lag (fulfillsync_pull_lag_seconds) from the start.
   virtual bool pulls() const { return false; }
+  // A pull job that waits out its own interval between cycles or passes (JobRun::back_off) and
+  // exports it (fulfillsync_pull_interval_seconds); the scheduler only wakes it. The rest of another
+  // pull is the scheduler's (fulfillsync_pull_rest_seconds).
+  virtual bool paces_itself() const { return false; }
 };
 
 }  // namespace fulfillsync::daemon

@@ -65,6 +65,10 @@ class SyncMetrics {
   // How often a pull job that reads all of its data in a cycle or pass begins one (pull_lots,
   // pull_stock: their configured interval), so that an alert can measure the lag against it.
   void set_pull_interval(std::string_view job, std::chrono::milliseconds interval);
+  // The rest the scheduler gives a pull job it paces (pull_shipments, pull_returns) after its last
+  // run, before jitter: its interval, longer while its runs find nothing new. An idle pull's lag
+  // grows with it, so that an alert can measure the lag against it.
+  void set_pull_rest(std::string_view job, std::chrono::milliseconds rest);
   // Watched SKUs the SKU map does not hold, as of pull_lots' last cycle: their lots are not read.
   void set_unresolved_watched_skus(int count);
   void set_tracking_marks(const std::map<MarkState, int>& counts);
@@ -105,6 +109,7 @@ class SyncMetrics {
   prometheus::Family<prometheus::Gauge>& eta_;
   prometheus::Family<prometheus::Gauge>& lag_;
   prometheus::Family<prometheus::Gauge>& pull_interval_;
+  prometheus::Family<prometheus::Gauge>& pull_rest_;
   prometheus::Gauge& unresolved_watched_skus_;
   prometheus::Family<prometheus::Gauge>& marks_;
   prometheus::Gauge& cancel_mismatches_;

@@ -60,8 +60,9 @@ std::optional<std::string> applied_version(std::string_view base, std::string_vi
 // The provider's product (`GET /product/{id}`'s answer) as a `POST /product` body to compare `after`
 // with, when what the provider holds is not known (a product adopted from the result table after
 // its content changed, or found by SKU after a send this ledger forgot): the members `after` has,
-// as the provider holds them (a number the provider holds equal is written as `after` writes it),
-// and the SKUs of the provider's variants that `after` lacks. A member `after` lacks is left out:
+// as the provider holds them (a number the provider holds equal is written as `after` writes it, and
+// so is a weight or dimension it answers in ounces or inches that is `after`'s in another unit, to
+// the provider's rounding), and the SKUs of the provider's variants that `after` lacks. A member `after` lacks is left out:
 // the provider's default cannot be told from a value the merchant cleared. Nothing when it does
 // not read as a product.
 std::optional<std::string> provider_version(std::string_view provider_product, std::string_view after);

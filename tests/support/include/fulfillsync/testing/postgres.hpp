@@ -44,11 +44,12 @@ class PostgresServer {
   // Stops the server (fast shutdown: its clients' connections are closed) and starts it again on the
   // same data and port, as a restart in production would.
   void restart();
+  // Stops the server for good (fast shutdown), as a server that goes away does.
+  void stop();
 
  private:
   // `port`: the one to listen on; 0: a free one.
   void start(std::uint16_t port = 0);
-  void stop();
 
   TempDir dir_;
   std::string user_;
