@@ -1,5 +1,8 @@
 #include "postgres_pulled_tables.hpp"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "result_pulled_tables.hpp"
@@ -31,7 +34,7 @@ class PostgresResultStatements final : public ResultStatements {
   }
 
   int run(const std::string& sql, SqlValues values) override {
-    return connection_.run("writing the result tables", numbered_parameters(sql, values), parameters(values)).changed();
+    return connection_.run("writing the result tables", numbered(sql, values), parameters(values)).changed();
   }
 
   std::unique_ptr<RowUpsert> upsert(std::string table, std::optional<OnConflict> on_conflict) override {
@@ -39,11 +42,11 @@ class PostgresResultStatements final : public ResultStatements {
   }
 
   void run_unread(const std::string& sql, SqlValues values) override {
-    connection_.run_later("writing the result tables", numbered_parameters(sql, values), parameters(values));
+    connection_.run_later("writing the result tables", numbered(sql, values), parameters(values));
   }
 
   std::vector<Row> query(std::string_view task, const std::string& sql, SqlValues values) override {
-    const PgResult result = connection_.run(task, numbered_parameters(sql, values), parameters(values));
+    const PgResult result = connection_.run(task, numbered(sql, values), parameters(values));
     std::vector<Row> rows;
     for (int r = 0; r < result.rows(); ++r) {
       Row& row = rows.emplace_back();
@@ -53,7 +56,27 @@ class PostgresResultStatements final : public ResultStatements {
   }
 
  private:
+  // `sql` with `$n` parameters, numbered once per statement and order of values: a page of shipments
+  // runs each of its statements hundreds of times.
+  const std::string& numbered(const std::string& sql, SqlValues values) {
+    Numbered& made = numbered_[sql];
+    const bool same_names = made.names.size() == values.size() &&
+                            std::equal(values.begin(), values.end(), made.names.begin(),
+                                       [](const Named& value, const std::string& name) { return value.name == name; });
+    if (!same_names || made.sql.empty()) {
+      made.sql = numbered_parameters(sql, values);
+      made.names.assign(values.size(), {});
+      for (std::size_t i = 0; i < values.size(); ++i) made.names[i] = values[i].name;
+    }
+    return made.sql;
+  }
+
+  struct Numbered {
+    std::vector<std::string> names;
+    std::string sql;
+  };
   PostgresConnection& connection_;
+  std::unordered_map<std::string, Numbered> numbered_;
 };
 
 }  // namespace
