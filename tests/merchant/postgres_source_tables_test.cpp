@@ -46,6 +46,22 @@ TEST_F(PostgresSourceTablesTest, ReadsRowsWithTheirLinesTypedAndHashed) {
   EXPECT_NE(source->read_orders(ReadRange{}).at(0).content_hash, row.content_hash);
 }
 
+// A page read is BEGIN, the rows, their lines and COMMIT: an optional line column the table may lack
+// (return lines' sku) is looked up at the session's first read, not at every page.
+TEST_F(PostgresSourceTablesTest, APageCostsTheSameRoundTripsWhateverItsOptionalColumns) {
+  app->exec("INSERT INTO fulfillsync_returns (reference_id, fulfillment_center_id) VALUES ('R-1', 3);"
+            "INSERT INTO fulfillsync_return_lines VALUES ('R-1', 1, 55, 2, 'Restock');");
+  std::uint64_t before = connection->round_trips();
+  ASSERT_EQ(source->read_returns(ReadRange{}).size(), 1u);
+  EXPECT_EQ(connection->round_trips() - before, 5U);
+  before = connection->round_trips();
+  ASSERT_EQ(source->read_returns(ReadRange{}).size(), 1u);
+  EXPECT_EQ(connection->round_trips() - before, 4U);
+  before = connection->round_trips();
+  ASSERT_EQ(source->read_returns(std::vector<std::string>{"R-1"}).size(), 1u);
+  EXPECT_EQ(connection->round_trips() - before, 4U);
+}
+
 TEST_F(PostgresSourceTablesTest, ReadsRangesInChangeTimeThenKeyOrder) {
   add_order("B", "2026-03-01T10:00:00.000Z");
   add_order("A", "2026-03-01T10:00:00.000400Z");  // the same millisecond: ordered by key

@@ -21,12 +21,7 @@ class PostgresResultStatements final : public ResultStatements {
     return fmt::format("{} IS NOT NULL", sql_name(column));
   }
   bool source_has_column(std::string_view name, std::string_view column) override {
-    const PgResult found = connection_.run(
-        fmt::format("looking for {}.{}", name, column),
-        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 "
-        "AND NOT attisdropped",
-        {connection_.source_table(name), std::string(column)});
-    return found.text(0, 0) != "0";
+    return connection_.source_has_column(name, column);
   }
 
   void in_write_transaction(std::string_view task, const std::function<void()>& work) override {

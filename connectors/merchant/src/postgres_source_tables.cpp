@@ -41,14 +41,7 @@ std::string select_rows_sql(const PostgresConnection& connection, std::string_vi
 // the table or view lacks.
 std::string line_column_sql(PostgresConnection& connection, std::string_view table, std::string_view column,
                             bool optional) {
-  if (optional) {
-    const PgResult found = connection.run(
-        fmt::format("looking for {}.{}", table, column),
-        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 "
-        "AND NOT attisdropped",
-        {connection.source_table(table), std::string(column)});
-    if (found.text(0, 0) == "0") return "NULL";
-  }
+  if (optional && !connection.source_has_column(table, column)) return "NULL";
   return fmt::format("l.{}", sql_name(column));
 }
 

@@ -196,6 +196,7 @@ PostgresConnection::~PostgresConnection() {
 void PostgresConnection::connect() {
   if (connection_ != nullptr) PQfinish(connection_);
   farewell_.clear();
+  source_columns_.clear();
   connection_ = PQconnectdbParams(params_.keywords(), params_.values(), params_.expand_dbname());
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
     const std::string message = pg_error_message(connection_);
@@ -340,6 +341,19 @@ void PostgresConnection::drop(std::string_view task, std::string_view why) {
                why.empty() ? "closed" : why, task);
   if (connection_ != nullptr) PQfinish(connection_);
   connection_ = nullptr;
+}
+
+bool PostgresConnection::source_has_column(std::string_view table, std::string_view column) {
+  const std::string key = fmt::format("{}.{}", table, column);
+  if (const auto known = source_columns_.find(key); known != source_columns_.end()) return known->second;
+  const PgResult found =
+      run(fmt::format("looking for {}", key),
+          "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 "
+          "AND NOT attisdropped",
+          {source_table(table), std::string(column)});
+  const bool has = found.text(0, 0) != "0";
+  source_columns_.emplace(key, has);
+  return has;
 }
 
 void PostgresConnection::run_script(std::string_view task, const std::string& sql) {

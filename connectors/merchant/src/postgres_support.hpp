@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -129,6 +130,11 @@ class PostgresConnection {
   PgResult run(std::string_view task, const std::string& sql, std::initializer_list<PgParam> params) {
     return run(task, sql, std::span<const PgParam>(params.begin(), params.size()));
   }
+
+  // Whether the source table or view `table` has `column`: looked up once per session, so that a
+  // read of rows with optional columns costs no round trip for them; a column added to a view is
+  // seen once the connection is opened again (or the daemon started again).
+  bool source_has_column(std::string_view table, std::string_view column);
 
   // Runs SQL text of several statements without parameters: the reference DDL, nothing with values.
   void run_script(std::string_view task, const std::string& sql);
@@ -265,6 +271,8 @@ class PostgresConnection {
   std::string last_open_error_;
   std::string farewell_;  // the server's last FATAL message (why it ended the connection)
   std::uint64_t round_trips_ = 0;
+  // source_has_column's answers this session, by "table.column".
+  std::map<std::string, bool, std::less<>> source_columns_;
   std::vector<Statement> queued_;  // run_later's, in order
   std::shared_ptr<Awaited> awaited_;  // shared with the awaiting coroutines, which may outlive a turn
 };
