@@ -17,12 +17,13 @@
 
 namespace fulfillsync::daemon {
 
-merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& cancel);
+// The entries are borrowed (null: none), so that building the rows copies nothing from the ledger's.
+merchant::SyncResult order_result(const LedgerEntry* create, const LedgerEntry* cancel);
 merchant::SyncResult return_result(const LedgerEntry& create);
 // A product's row combines its create and its latest update: `updating` while an update waits,
 // `update_rejected` when the provider (or the local rules) refused it; a note names variants removed
 // at the merchant.
-merchant::SyncResult product_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& update);
+merchant::SyncResult product_result(const LedgerEntry* create, const LedgerEntry* update);
 
 class ResultWriter {
  public:
