@@ -229,7 +229,10 @@ void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRec
       if (const auto& remote = answer.value) {
         context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
         context_.metrics.count_items(name(), "created");
-        spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
+        // Checked first: the arguments are built before spdlog looks at the level, once per order.
+        if (spdlog::should_log(spdlog::level::debug)) {
+          spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
+        }
       } else {
         const std::string why = answer.why();
         context_.ledger.mark_unknown(kind_, key, "created, but the answer cannot be read: " + why);
