@@ -201,11 +201,9 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
     co_return answers[i].outcome;
   };
   const Announce announce = [&](std::vector<std::size_t> marked) -> asio::awaitable<void> {
-    std::vector<LedgerEntry> leaving;
-    for (const std::size_t i : marked) leaving.push_back(entries[i]);
     co_await context_.results.announce_sends(
-        kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, leaving,
-        name());
+        kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, entries,
+        marked, name());
   };
   co_await send_marked(
       kind_, keys, send_create, run,

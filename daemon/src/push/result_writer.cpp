@@ -195,10 +195,12 @@ asio::awaitable<bool> ResultWriter::flush_async(merchant::SourceKind kind, std::
 }
 
 asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
-                                                   std::string_view job) {
-  if (entries.empty()) co_return true;
+                                                   std::span<const std::size_t> leaving, std::string_view job) {
+  if (leaving.empty()) co_return true;
   std::vector<merchant::SyncResult> results;
-  for (const LedgerEntry& entry : entries) {
+  results.reserve(leaving.size());
+  for (const std::size_t i : leaving) {
+    const LedgerEntry& entry = entries[i];
     merchant::SyncResult result = kind == merchant::SourceKind::orders     ? order_result(&entry, nullptr)
                                   : kind == merchant::SourceKind::products ? product_result(&entry, nullptr)
                                                                            : return_result(entry);
