@@ -246,5 +246,68 @@ TEST(SourceIntakeCatchUpTest, ReadsEachRowOfTheTableABoundedNumberOfTimes) {
                                 << " for 5,000 rows";
 }
 
+// Single-key lookups of the outbound ledger (OutboundLedger::find) and inserts into it on the
+// checkpoint store, counted while set.
+long* g_single_key_lookups = nullptr;
+long* g_ledger_inserts = nullptr;
+
+int count_single_key_lookups(unsigned, void*, void* statement, void*) {
+  auto* stmt = static_cast<sqlite3_stmt*>(statement);
+  const char* file = sqlite3_db_filename(sqlite3_db_handle(stmt), "main");
+  const std::string_view sql = sqlite3_sql(stmt);
+  if (g_single_key_lookups != nullptr && file != nullptr && std::string_view(file).ends_with("checkpoint.db") &&
+      sql.starts_with("SELECT") && sql.find("FROM outbound_ledger WHERE kind = ? AND source_key = ?") != sql.npos) {
+    ++*g_single_key_lookups;
+  }
+  if (g_ledger_inserts != nullptr && sql.starts_with("INSERT INTO outbound_ledger")) ++*g_ledger_inserts;
+  return 0;
+}
+
+int trace_single_key_lookups(sqlite3* db, const char**, const void*) {
+  sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, count_single_key_lookups, nullptr);
+  return SQLITE_OK;
+}
+
+// A new row is offered to the ledger on what the batch's page lookup found (no entry), not looked
+// up again one key at a time: a statement per new order less on a backlog.
+TEST_F(SourceIntakeTest, ANewRowIsTakenWithoutALookupOfItsOwn) {
+  constexpr int kOrders = 300;
+  {
+    SQLite::Transaction transaction(app);
+    for (int i = 1; i <= kOrders; ++i) {
+      insert_order_row(fmt::format("ORDER-{:04}", i));
+      insert_line(fmt::format("ORDER-{:04}", i), 1);
+    }
+    transaction.commit();
+  }
+  sqlite3_auto_extension(reinterpret_cast<void (*)()>(trace_single_key_lookups));
+  CheckpointStore traced_store{dir / "traced-checkpoint.db"};
+  sqlite3_cancel_auto_extension(reinterpret_cast<void (*)()>(trace_single_key_lookups));
+  OutboundLedger traced_ledger{traced_store};
+  SourceIntake<OrderRow>::Options options;
+  options.starting_point = "2020-01-01T00:00:00Z";
+  options.reconcile_interval = std::chrono::hours(1);
+  SourceIntake<OrderRow> traced(db->source(), traced_store, traced_ledger, metrics, options);
+
+  long lookups = 0;
+  long inserts = 0;
+  g_single_key_lookups = &lookups;
+  g_ledger_inserts = &inserts;
+  while (traced.poll(100)) {
+  }
+  g_single_key_lookups = nullptr;
+  g_ledger_inserts = nullptr;
+
+  std::vector<std::string> keys;
+  for (int i = 1; i <= kOrders; ++i) keys.push_back(fmt::format("ORDER-{:04}", i));
+  const auto held = traced_ledger.hashes(kCreate, keys);
+  ASSERT_EQ(held.size(), static_cast<std::size_t>(kOrders)) << "not every row was taken";
+  for (const std::string& key : {keys.front(), keys.back()}) {
+    EXPECT_EQ(traced_ledger.find(kCreate, key)->state, LedgerState::pending) << key;
+  }
+  EXPECT_EQ(inserts, kOrders) << "the trace saw the ledger's inserts";
+  EXPECT_EQ(lookups, 0) << "single-key ledger lookups while taking " << kOrders << " new orders";
+}
+
 }  // namespace
 }  // namespace fulfillsync::daemon

@@ -17,19 +17,23 @@ ApiMetrics::ApiMetrics(prometheus::Registry& registry)
     : requests_(prometheus::BuildCounter()
                     .Name("fulfillsync_api_requests_total")
                     .Help("HTTP exchanges with the provider API, by route, method and status class (none: no answer).")
-                    .Register(registry)),
+                    .Register(registry),
+                {"route", "method", "status_class"}),
       latency_(prometheus::BuildHistogram()
                    .Name("fulfillsync_api_request_duration_seconds")
                    .Help("Time from sending a request to its complete answer or failure, by route.")
-                   .Register(registry)),
+                   .Register(registry),
+               {"route"}),
       calls_(prometheus::BuildCounter()
                  .Name("fulfillsync_api_calls_total")
                  .Help("API calls by route and final outcome, after retries.")
-                 .Register(registry)),
+                 .Register(registry),
+             {"route", "outcome"}),
       retries_(prometheus::BuildCounter()
                    .Name("fulfillsync_api_retries_total")
                    .Help("Requests sent again after a retryable failure, by route.")
-                   .Register(registry)),
+                   .Register(registry),
+               {"route"}),
       throttled_(prometheus::BuildCounter()
                      .Name("fulfillsync_api_throttled_total")
                      .Help("429 answers: requests the provider did not execute because of its rate limit.")
@@ -52,17 +56,16 @@ ApiMetrics::ApiMetrics(prometheus::Registry& registry)
 
 void ApiMetrics::observe_exchange(std::string_view route, std::string_view method, const Outcome& outcome,
                                   std::chrono::steady_clock::duration latency) {
-  requests_.Add({{"route", std::string(route)}, {"method", std::string(method)}, {"status_class", status_class(outcome)}})
-      .Increment();
-  latency_.Add({{"route", std::string(route)}}, kLatencyBuckets)
-      .Observe(std::chrono::duration<double>(latency).count());
+  const std::string status = status_class(outcome);
+  requests_.with({route, method, status}).Increment();
+  latency_.with({route}, kLatencyBuckets).Observe(std::chrono::duration<double>(latency).count());
 }
 
 void ApiMetrics::observe_call(std::string_view route, const Outcome& outcome) {
-  calls_.Add({{"route", std::string(route)}, {"outcome", std::string(to_string(outcome.kind))}}).Increment();
+  calls_.with({route, to_string(outcome.kind)}).Increment();
 }
 
-void ApiMetrics::count_retry(std::string_view route) { retries_.Add({{"route", std::string(route)}}).Increment(); }
+void ApiMetrics::count_retry(std::string_view route) { retries_.with({route}).Increment(); }
 
 void ApiMetrics::count_throttle() { throttled_.Increment(); }
 

@@ -99,9 +99,12 @@ asio::awaitable<Outcome> ApiClient::call(ApiRequest request) {
     outcome = classify(co_await transport_.send(std::move(attempt)));
     const auto took = std::chrono::steady_clock::now() - started;
     metrics_.observe_exchange(request.route, request.method, outcome, took);
-    // The target and the outcome only: headers carry the token, bodies personal data.
-    spdlog::trace("{} {} -> {} {} in {} ms", request.method, target_of(request), outcome.status,
-                  to_string(outcome.kind), std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
+    // The target and the outcome only: headers carry the token, bodies personal data. Checked
+    // first: the target is built before spdlog looks at the level, once per request.
+    if (spdlog::should_log(spdlog::level::trace)) {
+      spdlog::trace("{} {} -> {} {} in {} ms", request.method, target_of(request), outcome.status,
+                    to_string(outcome.kind), std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
+    }
     learn_remaining(outcome);
     metrics_.set_budget(shared_->budget.available(), shared_->budget.limit());
 

@@ -23,7 +23,8 @@ SyncMetrics::SyncMetrics(prometheus::Registry& registry)
       items_(prometheus::BuildCounter()
                  .Name("fulfillsync_sync_items_total")
                  .Help("Items settled by each job, by outcome.")
-                 .Register(registry)),
+                 .Register(registry),
+             {std::string(kJobLabel), "outcome"}),
       unapplied_(prometheus::BuildCounter()
                      .Name("fulfillsync_unapplied_changes_total")
                      .Help("Changes at the merchant to an order or return already created, which the API cannot "
@@ -155,7 +156,7 @@ void SyncMetrics::declare_job(std::string_view job,
 }
 
 void SyncMetrics::count_items(std::string_view job, std::string_view outcome, double count) {
-  items_.Add({{kJobLabel, std::string(job)}, {"outcome", std::string(outcome)}}).Increment(count);
+  items_.with({job, outcome}).Increment(count);
 }
 
 void SyncMetrics::count_unapplied_change(LedgerKind kind) {

@@ -201,11 +201,9 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
     co_return answers[i].outcome;
   };
   const Announce announce = [&](std::vector<std::size_t> marked) -> asio::awaitable<void> {
-    std::vector<LedgerEntry> leaving;
-    for (const std::size_t i : marked) leaving.push_back(entries[i]);
     co_await context_.results.announce_sends(
-        kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, leaving,
-        name());
+        kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, entries,
+        marked, name());
   };
   co_await send_marked(
       kind_, keys, send_create, run,
@@ -229,7 +227,10 @@ void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRec
       if (const auto& remote = answer.value) {
         context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
         context_.metrics.count_items(name(), "created");
-        spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
+        // Checked first: the arguments are built before spdlog looks at the level, once per order.
+        if (spdlog::should_log(spdlog::level::debug)) {
+          spdlog::debug("{} {} created as {}", noun(kind_), text::printable(key), remote->id);
+        }
       } else {
         const std::string why = answer.why();
         context_.ledger.mark_unknown(kind_, key, "created, but the answer cannot be read: " + why);

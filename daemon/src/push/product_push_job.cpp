@@ -317,9 +317,7 @@ asio::awaitable<void> ProductPushJob::send_creates(JobRun& run) {
     co_return answers[i].outcome;
   };
   const Announce announce = [&](std::vector<std::size_t> marked) -> asio::awaitable<void> {
-    std::vector<LedgerEntry> leaving;
-    for (const std::size_t i : marked) leaving.push_back(entries[i]);
-    co_await context_.results.announce_sends(kProducts, leaving, name());
+    co_await context_.results.announce_sends(kProducts, entries, marked, name());
   };
   co_await send_marked(
       LedgerKind::product_create, keys, send_create, run,

@@ -1,5 +1,6 @@
 #include "push/result_writer.hpp"
 
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,7 +47,7 @@ merchant::SyncResult base_result(const LedgerEntry& entry) {
 
 }  // namespace
 
-merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& cancel) {
+merchant::SyncResult order_result(const LedgerEntry* create, const LedgerEntry* cancel) {
   assert((create || cancel) && "a result needs a ledger entry");
   // A cancel entry exists only once the create was sent, so there is always a create beside it.
   merchant::SyncResult result = base_result(create ? *create : *cancel);
@@ -82,7 +83,7 @@ merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, cons
 
 merchant::SyncResult return_result(const LedgerEntry& create) { return base_result(create); }
 
-merchant::SyncResult product_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& update) {
+merchant::SyncResult product_result(const LedgerEntry* create, const LedgerEntry* update) {
   assert(create && "an update is queued only once its product is created");
   merchant::SyncResult result = base_result(*create);
   if (!update || create->state != LedgerState::created) return result;
@@ -118,24 +119,31 @@ ResultWriter::Unwritten ResultWriter::unwritten(merchant::SourceKind kind, int l
   const bool products = kind == merchant::SourceKind::products;
   const LedgerKind first_kind = products ? LedgerKind::product_create : LedgerKind::order_create;
   const LedgerKind second_kind = products ? LedgerKind::product_update : LedgerKind::order_cancel;
-  std::map<std::string, std::pair<std::optional<LedgerEntry>, std::optional<LedgerEntry>>> rows;
-  for (auto& entry : ledger_.unwritten_results(first_kind, limit)) {
-    rows[entry.source_key].first = entry;
-    unwritten.entries.push_back(std::move(entry));
-  }
-  for (auto& entry : ledger_.unwritten_results(second_kind, limit)) {
-    rows[entry.source_key].second = entry;
-    unwritten.entries.push_back(std::move(entry));
+  unwritten.entries = ledger_.unwritten_results(first_kind, limit);
+  const std::size_t firsts = unwritten.entries.size();
+  for (auto& entry : ledger_.unwritten_results(second_kind, limit)) unwritten.entries.push_back(std::move(entry));
+  // The rows point into `entries`, which no longer grows, and into `looked_up` (a deque: its
+  // elements stay where they are).
+  std::map<std::string_view, std::pair<const LedgerEntry*, const LedgerEntry*>> rows;
+  for (std::size_t i = 0; i < unwritten.entries.size(); ++i) {
+    const LedgerEntry& entry = unwritten.entries[i];
+    auto& pair = rows[entry.source_key];
+    (i < firsts ? pair.first : pair.second) = &entry;
   }
   // Few have the second (a cancel, an update): which do is asked a page of keys at a time.
   std::vector<std::string> without_second;
   for (const auto& [key, entries] : rows) {
-    if (!entries.second) without_second.push_back(key);
+    if (!entries.second) without_second.emplace_back(key);
   }
   const auto with_second = ledger_.hashes(second_kind, without_second);
+  std::deque<LedgerEntry> looked_up;
+  const auto look_up = [&](LedgerKind entry_kind, std::string_view key) -> const LedgerEntry* {
+    auto found = ledger_.find(entry_kind, key);
+    return found ? &looked_up.emplace_back(std::move(*found)) : nullptr;
+  };
   for (auto& [key, entries] : rows) {
-    if (!entries.first) entries.first = ledger_.find(first_kind, key);
-    if (!entries.second && with_second.contains(key)) entries.second = ledger_.find(second_kind, key);
+    if (!entries.first) entries.first = look_up(first_kind, key);
+    if (!entries.second && with_second.contains(key)) entries.second = look_up(second_kind, key);
     unwritten.results.push_back(products ? product_result(entries.first, entries.second)
                                          : order_result(entries.first, entries.second));
   }
@@ -187,13 +195,15 @@ asio::awaitable<bool> ResultWriter::flush_async(merchant::SourceKind kind, std::
 }
 
 asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
-                                                   std::string_view job) {
-  if (entries.empty()) co_return true;
+                                                   std::span<const std::size_t> leaving, std::string_view job) {
+  if (leaving.empty()) co_return true;
   std::vector<merchant::SyncResult> results;
-  for (const LedgerEntry& entry : entries) {
-    merchant::SyncResult result = kind == merchant::SourceKind::orders ? order_result(entry, std::nullopt)
-                                  : kind == merchant::SourceKind::products ? product_result(entry, std::nullopt)
-                                                                            : return_result(entry);
+  results.reserve(leaving.size());
+  for (const std::size_t i : leaving) {
+    const LedgerEntry& entry = entries[i];
+    merchant::SyncResult result = kind == merchant::SourceKind::orders     ? order_result(&entry, nullptr)
+                                  : kind == merchant::SourceKind::products ? product_result(&entry, nullptr)
+                                                                           : return_result(entry);
     result.state = std::string(to_string(LedgerState::in_flight));
     results.push_back(std::move(result));
   }

@@ -17,12 +17,13 @@
 
 namespace fulfillsync::daemon {
 
-merchant::SyncResult order_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& cancel);
+// The entries are borrowed (null: none), so that building the rows copies nothing from the ledger's.
+merchant::SyncResult order_result(const LedgerEntry* create, const LedgerEntry* cancel);
 merchant::SyncResult return_result(const LedgerEntry& create);
 // A product's row combines its create and its latest update: `updating` while an update waits,
 // `update_rejected` when the provider (or the local rules) refused it; a note names variants removed
 // at the merchant.
-merchant::SyncResult product_result(const std::optional<LedgerEntry>& create, const std::optional<LedgerEntry>& update);
+merchant::SyncResult product_result(const LedgerEntry* create, const LedgerEntry* update);
 
 class ResultWriter {
  public:
@@ -41,8 +42,9 @@ class ResultWriter {
   // is announced, so a kill leaves no more rows in flight than ledger entries. Each row keeps its
   // entry's ledger time, so whatever state the ledger holds next replaces it. False when the write
   // failed (logged and counted; the sends go out all the same). Awaited as flush_async is.
+  // `leaving` indexes `entries` (a chunk's, read once): the entries are not copied to be announced.
   boost::asio::awaitable<bool> announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,
-                                              std::string_view job);
+                                              std::span<const std::size_t> leaving, std::string_view job);
 
  private:
   // What a flush writes: the entries read and their result rows.

@@ -400,7 +400,7 @@ void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Ro
   keys.reserve(rows.size() + ahead.size());
   for (const Row& row : rows) keys.push_back(row.reference_id);
   for (const Row& row : ahead) keys.push_back(row.reference_id);
-  const auto known = ledger_.hashes(create_kind<Row>(), keys);
+  auto known = ledger_.hashes(create_kind<Row>(), keys);
   std::map<std::string, std::string, std::less<>> cancels;
   if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
 
@@ -423,7 +423,13 @@ void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Ro
       }
     }
     const auto found = known.find(row.reference_id);
-    if (found == known.end() || found->second != row.content_hash) take(row);
+    if (found == known.end()) {
+      take(row, false);
+      // A key read twice in one batch (a view can give duplicates) finds this version next time.
+      known.emplace(row.reference_id, row.content_hash);
+    } else if (found->second != row.content_hash) {
+      take(row);
+    }
   }
   for (const Row& row : ahead) {
     const auto found = known.find(row.reference_id);
@@ -617,7 +623,7 @@ void SourceIntake<Row>::save_cursor() {
 }
 
 template <typename Row>
-void SourceIntake<Row>::take(const Row& row) {
+void SourceIntake<Row>::take(const Row& row, bool in_ledger) {
   constexpr LedgerKind kind = create_kind<Row>();
   constexpr std::string_view job = create_job<Row>();
   const std::string& key = row.reference_id;
@@ -643,7 +649,9 @@ void SourceIntake<Row>::take(const Row& row) {
 
   look_up_skus(std::span(&row, 1));
   const BuiltBody built = build_body(row, options_.version, skus_);
-  const Offer offer = ledger_.offer(kind, key, row.content_hash, built.body.value_or(""));
+  const std::string_view body = built.body ? std::string_view(*built.body) : std::string_view();
+  const Offer offer = in_ledger ? ledger_.offer(kind, key, row.content_hash, body)
+                                : ledger_.offer(kind, key, row.content_hash, body, std::nullopt);
   switch (offer) {
     case Offer::queued:
       if (!built.body) {

@@ -11,6 +11,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "fulfillsync/api/metric_children.hpp"
 #include "fulfillsync/api/outcome.hpp"
 
 namespace fulfillsync::api {
@@ -30,10 +31,10 @@ class ApiMetrics {
   void set_budget(int remaining, int limit);
 
  private:
-  prometheus::Family<prometheus::Counter>& requests_;
-  prometheus::Family<prometheus::Histogram>& latency_;
-  prometheus::Family<prometheus::Counter>& calls_;
-  prometheus::Family<prometheus::Counter>& retries_;
+  MetricChildren<prometheus::Counter, 3> requests_;
+  MetricChildren<prometheus::Histogram, 1> latency_;
+  MetricChildren<prometheus::Counter, 2> calls_;
+  MetricChildren<prometheus::Counter, 1> retries_;
   prometheus::Counter& throttled_;
   prometheus::Family<prometheus::Counter>& refreshes_;
   prometheus::Gauge& budget_remaining_;

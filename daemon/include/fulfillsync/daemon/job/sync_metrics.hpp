@@ -13,6 +13,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "fulfillsync/api/metric_children.hpp"
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
 
@@ -92,7 +93,7 @@ class SyncMetrics {
   prometheus::Registry& registry_;
   prometheus::Gauge* listener_up_ = nullptr;
   prometheus::Counter* listener_reconnects_ = nullptr;
-  prometheus::Family<prometheus::Counter>& items_;
+  api::MetricChildren<prometheus::Counter, 2> items_;  // counted per order: looked up without the family's lock
   prometheus::Family<prometheus::Counter>& unapplied_;
   prometheus::Counter& result_write_failures_;
   prometheus::Family<prometheus::Counter>& ahead_of_clock_;

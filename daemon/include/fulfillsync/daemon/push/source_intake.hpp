@@ -111,7 +111,9 @@ class SourceIntake final : public Intake {
   // (the read position) and commits, all in one ledger batch.
   template <typename Save>
   void offer(const std::vector<Row>& rows, const std::vector<Row>& ahead, Save save);
-  void take(const Row& row);
+  // `in_ledger`: false when the batch's lookup found no entry for the row's key, so the ledger is
+  // not asked again.
+  void take(const Row& row, bool in_ledger = true);
   // Looks up in the SKU map the SKUs `rows` name that this poll has not looked up yet (skus_).
   void look_up_skus(std::span<const Row> rows);
   void save_cursor();
