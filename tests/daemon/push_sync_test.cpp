@@ -382,6 +382,30 @@ TEST_F(PushSyncTest, AfterAnUnclearCreateTheRowIsSentAsTheMerchantLastWroteIt) {
 // A kill in the middle of a backlog leaves in flight only the sends that were leaving (at most the
 // job's concurrency, and as many marked with them because they were due next), and after the restart
 // the rest go out at once: only those few wait for the lookup, which counts from their send time.
+// Under a backlog the intake stops reading, so a waiting create's body is read again before it is
+// sent. When that read finds new versions, they move to the back of the queue: the entries that take
+// their place in the chunk were not read again, and wait for the next chunk rather than go out stale.
+TEST_F(PushSyncTest, EveryBodyOfAChunkIsReadAgainAfterItWaitedEvenWhenTheChunkChanges) {
+  start_sandbox();
+  std::string config = read_file(config_path);
+  config.replace(config.find("batch_size: 100"), 15, "batch_size: 10");
+  write_file(config_path, config);
+  insert_orders("STALE", 60);
+  ASSERT_EQ(once({"FULFILLSYNC_FAILPOINTS=push_orders.before_send"}).exit_status, kKilled);
+  ASSERT_GE(ledger_count("pending"), 40);  // four chunks: the intake stops reading
+  std::this_thread::sleep_for(2100ms);     // every body waited longer than a send may use it unread
+  execute("UPDATE fulfillsync_orders SET recipient_name = recipient_name || ' (edited)'");
+
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  const auto orders = provider_orders();
+  for (int i = 1; i <= 60; ++i) {
+    const std::string reference = fmt::format("STALE-{:04}", i);
+    ASSERT_TRUE(orders.contains(reference)) << reference;
+    EXPECT_THAT(orders.at(reference).recipient->name.value_or(""), ::testing::EndsWith(" (edited)")) << reference;
+  }
+}
+
 TEST_F(PushSyncTest, AKillDuringABacklogDelaysOnlyWhatWasInFlight) {
   start_sandbox();
   std::string config = read_file(config_path);

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <exception>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -185,7 +186,14 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
         run.ok = false;
         co_return;  // rolled back: nothing is sent without its row's latest version
       }
+      // New versions moved to the back of the queue: what took their place was not read again, and
+      // waits for the next chunk.
+      std::set<std::string, std::less<>> checked;
+      for (const LedgerEntry& entry : entries) checked.insert(entry.source_key);
       entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
+      if (std::erase_if(entries, [&](const LedgerEntry& entry) { return !checked.contains(entry.source_key); }) > 0) {
+        run.more = true;
+      }
     }
     std::erase_if(entries, [&](const LedgerEntry& entry) { return withdraw_if_cancelled(entry); });
     batch.commit();
