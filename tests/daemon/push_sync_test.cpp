@@ -406,6 +406,35 @@ TEST_F(PushSyncTest, EveryBodyOfAChunkIsReadAgainAfterItWaitedEvenWhenTheChunkCh
   }
 }
 
+// At a low rate budget a chunk takes many seconds to leave: one read again is cut to what leaves
+// within about two seconds, so no body goes out long after its row was read (60 a minute, one at a
+// time: two a chunk, where a whole chunk would be ten; the budget's burst of ten spent, sends leave
+// a second apart).
+TEST_F(PushSyncTest, ABodyReadAgainLeavesSoonAfterItsReadAtALowRateBudget) {
+  start_sandbox();
+  std::string config = read_file(config_path);
+  config.replace(config.find("requests_per_minute: 100000"), 27, "requests_per_minute: 60");
+  config.replace(config.find("concurrency: 4"), 14, "concurrency: 1");
+  write_file(config_path, config);
+  insert_orders("SLOW", 16);
+  ASSERT_EQ(once({"FULFILLSYNC_FAILPOINTS=push_orders.before_send"}).exit_status, kKilled);
+  std::this_thread::sleep_for(2100ms);
+
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY);
+  SQLite::Statement query(store, "SELECT source_key, (julianday(sent_at) - julianday(read_at)) * 86400 FROM "
+                                 "outbound_ledger WHERE kind = 'order_create'");
+  int sent = 0;
+  while (query.executeStep()) {
+    ++sent;
+    // The second of a chunk leaves about 1 s after the read; the last of a whole chunk of ten,
+    // past the burst, would leave 5 s or more after it.
+    EXPECT_LT(query.getColumn(1).getDouble(), 4.0) << query.getColumn(0).getString();
+  }
+  EXPECT_EQ(sent, 16);
+}
+
 TEST_F(PushSyncTest, AKillDuringABacklogDelaysOnlyWhatWasInFlight) {
   start_sandbox();
   std::string config = read_file(config_path);

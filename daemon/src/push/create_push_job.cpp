@@ -168,12 +168,20 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   // A body that waited long (under a backlog the intake pauses, so a later change may not be in the
   // ledger yet) is sent only once its row has been read again: by when the row was last read, not
   // by updated_at, which a throttled send put back as pending moves.
-  std::vector<std::string> stale;
   const auto read_before = timestamps::Clock::now() - kStaleBody;
+  const auto waited = [&](const LedgerEntry& entry) {
+    return timestamps::parse_iso8601(entry.read_at).value_or(read_before) <= read_before;
+  };
+  // Read again, a chunk is no more than the rate budget lets leave in that time: each body leaves
+  // within about kStaleBody of its read, not a whole chunk's time later.
+  if (const auto fresh = static_cast<std::size_t>(chunk_size(kStaleBody));
+      entries.size() > fresh && std::any_of(entries.begin(), entries.end(), waited)) {
+    entries.resize(fresh);
+    run.more = true;
+  }
+  std::vector<std::string> stale;
   for (const LedgerEntry& entry : entries) {
-    if (timestamps::parse_iso8601(entry.read_at).value_or(read_before) <= read_before) {
-      stale.push_back(entry.source_key);
-    }
+    if (waited(entry)) stale.push_back(entry.source_key);
   }
   {
     auto batch = context_.ledger.batch();

@@ -155,9 +155,9 @@ void PushJob::requeue_unsent(LedgerKind kind, const std::string& key, const api:
   run.back_off = std::max(run.back_off, backoff_.note_failure(outcome));
 }
 
-int PushJob::chunk_size() const {
-  const int ten_seconds = std::max(context_.client.options().requests_per_minute / 6, config_.concurrency);
-  return std::min(config_.batch_size, ten_seconds);
+int PushJob::chunk_size(std::chrono::seconds within) const {
+  const auto budget = static_cast<int>(context_.client.options().requests_per_minute * within.count() / 60);
+  return std::min(config_.batch_size, std::max(budget, config_.concurrency));
 }
 
 asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,

@@ -63,8 +63,9 @@ class PushJob : public Job {
   bool paused() const override;
 
  protected:
-  // The entries taken per run: the batch size, but no more than about ten seconds of the rate budget.
-  int chunk_size() const;
+  // The entries taken per run: the batch size, but no more than the rate budget lets leave in
+  // `within` (and at least the concurrency).
+  int chunk_size(std::chrono::seconds within = std::chrono::seconds(10)) const;
 
   // A send the provider did not execute (429, refused credentials, never left): pending again with
   // the same body, and the job backs off (a 429 is not a failed run).
