@@ -9,6 +9,7 @@
 //   daemon_process   the daemon that last started on it, for `status`       daemon_record.hpp
 //   tokens           OAuth tokens                                           CheckpointTokenStore
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -70,6 +71,25 @@ class CheckpointStore {
   // The statement for `sql`, prepared on first use and reset for reuse (preparing costs more than
   // running the ledgers' statements). A caller that stops stepping a query early resets it.
   SQLite::Statement& prepared(const std::string& sql);
+
+  // PRAGMA data_version: moves with every commit another connection makes to the store (an
+  // operator's `retry` beside the daemon), not with this connection's own.
+  std::int64_t data_version();
+
+  // A write transaction (BEGIN IMMEDIATE) over the cached statements: a commit prepares nothing.
+  // Rolled back unless committed.
+  class WriteTransaction {
+   public:
+    explicit WriteTransaction(CheckpointStore& store);
+    ~WriteTransaction();
+    WriteTransaction(const WriteTransaction&) = delete;
+    WriteTransaction& operator=(const WriteTransaction&) = delete;
+    void commit();
+
+   private:
+    CheckpointStore& store_;
+    bool ended_ = false;
+  };
 
   // A job's saved position (its own encoding), nothing before its first save.
   std::optional<std::string> cursor(std::string_view job);
