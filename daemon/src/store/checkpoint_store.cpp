@@ -152,6 +152,14 @@ CheckpointStore::WriteTransaction::~WriteTransaction() {
 void CheckpointStore::WriteTransaction::commit() {
   store_.prepared("COMMIT").exec();
   ended_ = true;
+  if (store_.commits_synced_) ++store_.synced_commits_;
+}
+
+void CheckpointStore::sync_commits(bool synced) {
+  // Counted as not synced from before the switch until after the switch back: never the other way.
+  if (!synced) commits_synced_ = false;
+  prepared(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL").exec();
+  if (synced) commits_synced_ = true;
 }
 
 CheckpointStore::~CheckpointStore() {

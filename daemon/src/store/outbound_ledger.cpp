@@ -99,14 +99,14 @@ OutboundLedger::Batch::Batch(OutboundLedger& ledger, Durability durability)
 // power loss before that ends the WAL before it, as if it had not been made).
 OutboundLedger::Batch::Synchronous::Synchronous(CheckpointStore& checkpoint, Durability durability)
     : store(checkpoint), deferred(durability == Durability::with_next) {
-  if (deferred) store.prepared("PRAGMA synchronous = NORMAL").exec();
+  if (deferred) store.sync_commits(false);
 }
 
 OutboundLedger::Batch::Synchronous::~Synchronous() {
   if (!deferred) return;
   bool synced_again = true;
   try {
-    store.prepared("PRAGMA synchronous = FULL").exec();
+    store.sync_commits(true);
   } catch (const SQLite::Exception&) {
     synced_again = false;
   }
