@@ -62,13 +62,17 @@ struct StoreWork {
   std::vector<std::string> ledger_statements;
   long compiled = 0;
   std::vector<std::string> compiled_sql;  // what the authorizer saw compiled, for the failure message
+  // The merchant database's statements that every poll runs, compiled: its PRAGMA data_version and
+  // the change log's read (the only statement that reads fulfillsync_changes.reference_id).
+  std::vector<std::string> poll_statements_compiled;
 };
 std::atomic<StoreWork*> g_store_work = nullptr;
 
-bool is_checkpoint_store(sqlite3* db) {
+bool is_file(sqlite3* db, std::string_view name) {
   const char* file = sqlite3_db_filename(db, "main");
-  return file != nullptr && std::filesystem::path(file).filename() == "checkpoint.db";
+  return file != nullptr && std::filesystem::path(file).filename() == name;
 }
+bool is_checkpoint_store(sqlite3* db) { return is_file(db, "checkpoint.db"); }
 
 int on_store_statement(unsigned, void* db, void* statement, void*) {
   on_statement(0, nullptr, statement, nullptr);
@@ -83,7 +87,15 @@ int on_store_statement(unsigned, void* db, void* statement, void*) {
 
 int on_compile(void* db, int action, const char* first, const char* second, const char*, const char*) {
   StoreWork* work = g_store_work.load();
-  if (work == nullptr || !is_checkpoint_store(static_cast<sqlite3*>(db))) return SQLITE_OK;
+  if (work == nullptr) return SQLITE_OK;
+  const std::string_view object = first ? first : "", detail = second ? second : "";
+  if (is_file(static_cast<sqlite3*>(db), "merchant.db") &&
+      ((action == SQLITE_PRAGMA && object == "data_version") ||
+       (action == SQLITE_READ && object == "fulfillsync_changes" && detail == "reference_id"))) {
+    const std::lock_guard lock(work->mutex);
+    work->poll_statements_compiled.push_back(fmt::format("{} {}", object, detail));
+  }
+  if (!is_checkpoint_store(static_cast<sqlite3*>(db))) return SQLITE_OK;
   // SQLite compiles `PRAGMA synchronous = ...` again each time it runs, cached or not: the price of a
   // commit that is not synced (OutboundLedger::Durability::with_next), far below a sync's.
   if (action == SQLITE_PRAGMA && first != nullptr && std::string_view(first) == "synchronous") return SQLITE_OK;
@@ -143,7 +155,8 @@ TEST_F(PushWorkTest, ABacklogIsCommittedAFewTimesPerChunkNotPerSend) {
 
 // `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by a first order),
 // one order costs the checkpoint store one synced commit, its mark before it leaves (its intake, its
-// answer and the result note ride with the next sync), and nothing is compiled again. Then,
+// answer and the result note ride with the next sync), and nothing is compiled again (nor the
+// intakes' statements on the merchant database, which every poll runs). Then,
 // with nothing to do, the push jobs' runs ask the outbound ledger nothing (PRAGMA data_version and
 // counts kept in memory say nothing changed) and commit nothing.
 TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
@@ -200,6 +213,10 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
   ASSERT_TRUE(created);
   EXPECT_LE(one_order_commits["checkpoint.db"], 1) << "synced commits of the checkpoint store for one order";
   EXPECT_EQ(one_order.compiled, 0) << fmt::format("{}", fmt::join(one_order.compiled_sql, "\n"));
+  EXPECT_EQ(one_order.poll_statements_compiled, std::vector<std::string>{})
+      << "the intakes' statements on the merchant database compiled again";
+  EXPECT_EQ(idle.poll_statements_compiled, std::vector<std::string>{})
+      << "the intakes' statements on the merchant database compiled again";
   EXPECT_EQ(idle_commits["checkpoint.db"], 0) << "synced commits of the checkpoint store while idle";
   EXPECT_EQ(idle.compiled, 0) << fmt::format("{}", fmt::join(idle.compiled_sql, "\n"));
   EXPECT_TRUE(idle.ledger_statements.empty())
