@@ -7,10 +7,16 @@
 // connection it opens. Work is counted, never timed.
 #include <sqlite3.h>
 
+#include <signal.h>
+
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -22,13 +28,14 @@ namespace fulfillsync::testing {
 namespace {
 
 // Synced commits by database file name, of the connections opened while counting.
-std::map<std::string, long>* g_commits = nullptr;
+std::atomic<std::map<std::string, long>*> g_commits = nullptr;
 // The connections whose commits are not synced now (PRAGMA synchronous = NORMAL, in WAL mode).
 std::set<sqlite3*> g_unsynced;
 
 int on_commit(void* db) {
-  if (g_commits != nullptr && !g_unsynced.contains(static_cast<sqlite3*>(db))) {
-    ++(*g_commits)[std::filesystem::path(sqlite3_db_filename(static_cast<sqlite3*>(db), "main")).filename()];
+  std::map<std::string, long>* commits = g_commits.load();
+  if (commits != nullptr && !g_unsynced.contains(static_cast<sqlite3*>(db))) {
+    ++(*commits)[std::filesystem::path(sqlite3_db_filename(static_cast<sqlite3*>(db), "main")).filename()];
   }
   return 0;  // go on with the commit
 }
@@ -45,6 +52,63 @@ int on_statement(unsigned, void*, void* statement, void*) {
 int count_commits(sqlite3* db, const char**, const void*) {
   sqlite3_commit_hook(db, on_commit, db);
   sqlite3_trace_v2(db, SQLITE_TRACE_STMT, on_statement, nullptr);
+  return SQLITE_OK;
+}
+
+// What the checkpoint store's connection did while counting: statements that read or wrote the
+// outbound ledger, and statements compiled (SQLite's authorizer is called only while one is).
+struct StoreWork {
+  std::mutex mutex;
+  std::vector<std::string> ledger_statements;
+  long compiled = 0;
+  std::vector<std::string> compiled_sql;  // what the authorizer saw compiled, for the failure message
+  // The merchant database's statements that every poll runs, compiled: its PRAGMA data_version and
+  // the change log's read (the only statement that reads fulfillsync_changes.reference_id).
+  std::vector<std::string> poll_statements_compiled;
+};
+std::atomic<StoreWork*> g_store_work = nullptr;
+
+bool is_file(sqlite3* db, std::string_view name) {
+  const char* file = sqlite3_db_filename(db, "main");
+  return file != nullptr && std::filesystem::path(file).filename() == name;
+}
+bool is_checkpoint_store(sqlite3* db) { return is_file(db, "checkpoint.db"); }
+
+int on_store_statement(unsigned, void* db, void* statement, void*) {
+  on_statement(0, nullptr, statement, nullptr);
+  StoreWork* work = g_store_work.load();
+  if (work == nullptr || !is_checkpoint_store(static_cast<sqlite3*>(db))) return 0;
+  const std::string sql = sqlite3_sql(static_cast<sqlite3_stmt*>(statement));
+  if (sql.find("outbound_ledger") == std::string::npos) return 0;
+  const std::lock_guard lock(work->mutex);
+  work->ledger_statements.push_back(sql);
+  return 0;
+}
+
+int on_compile(void* db, int action, const char* first, const char* second, const char*, const char*) {
+  StoreWork* work = g_store_work.load();
+  if (work == nullptr) return SQLITE_OK;
+  const std::string_view object = first ? first : "", detail = second ? second : "";
+  if (is_file(static_cast<sqlite3*>(db), "merchant.db") &&
+      ((action == SQLITE_PRAGMA && object == "data_version") ||
+       (action == SQLITE_READ && object == "fulfillsync_changes" && detail == "reference_id"))) {
+    const std::lock_guard lock(work->mutex);
+    work->poll_statements_compiled.push_back(fmt::format("{} {}", object, detail));
+  }
+  if (!is_checkpoint_store(static_cast<sqlite3*>(db))) return SQLITE_OK;
+  // SQLite compiles `PRAGMA synchronous = ...` again each time it runs, cached or not: the price of a
+  // commit that is not synced (OutboundLedger::Durability::with_next), far below a sync's.
+  if (action == SQLITE_PRAGMA && first != nullptr && std::string_view(first) == "synchronous") return SQLITE_OK;
+  const std::lock_guard lock(work->mutex);
+  ++work->compiled;
+  work->compiled_sql.push_back(fmt::format("action {} {} {}", action, first ? first : "", second ? second : ""));
+  return SQLITE_OK;
+}
+
+int watch_connection(sqlite3* db, const char**, const void*) {
+  sqlite3_commit_hook(db, on_commit, db);
+  sqlite3_trace_v2(db, SQLITE_TRACE_STMT, on_store_statement, db);
+  sqlite3_set_authorizer(db, on_compile, db);
   return SQLITE_OK;
 }
 
@@ -87,6 +151,77 @@ TEST_F(PushWorkTest, ABacklogIsCommittedAFewTimesPerChunkNotPerSend) {
   const double results = static_cast<double>(commits["merchant.db"]) / kOrders;
   EXPECT_LE(checkpoint, 0.05) << commits["checkpoint.db"] << " synced commits of the checkpoint store";
   EXPECT_LE(results, 0.04) << commits["merchant.db"] << " commits of the merchant database";
+}
+
+// `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by a first order),
+// one order costs the checkpoint store one synced commit, its mark before it leaves (its intake, its
+// answer and the result note ride with the next sync), and nothing is compiled again (nor the
+// intakes' statements on the merchant database, which every poll runs). Then,
+// with nothing to do, the push jobs' runs ask the outbound ledger nothing (PRAGMA data_version and
+// counts kept in memory say nothing changed) and commit nothing.
+TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
+  start_sandbox();
+  // No progress report in the counted time: it reads the ledger's counts for the metrics.
+  std::string config = read_file(config_path);
+  const std::string progress = "progress_interval: 1s";
+  ASSERT_NE(config.find(progress), std::string::npos);
+  write_file(config_path, config.replace(config.find(progress), progress.size(), "progress_interval: 1h"));
+
+  sqlite3_auto_extension(reinterpret_cast<void (*)()>(watch_connection));
+  std::atomic<int> exit_code = -1;
+  std::thread daemon([&] {
+    daemon::Service service(config_path, config::load_file(config_path), spdlog::level::warn,
+                            daemon::Service::Mode::run);
+    exit_code = service.run();
+  });
+  const auto stop = [&] {
+    ::kill(::getpid(), SIGTERM);  // the Service's signal set takes it
+    daemon.join();
+    g_store_work = nullptr;
+    g_commits = nullptr;
+    sqlite3_cancel_auto_extension(reinterpret_cast<void (*)()>(watch_connection));
+  };
+
+  insert_order("WARM-1", 1);
+  if (!wait_for_result("WARM-1", "created", 20s)) {
+    stop();
+    FAIL() << "the first order was not created";
+  }
+  std::this_thread::sleep_for(500ms);  // its results written, the runs after it done
+
+  StoreWork one_order;
+  std::map<std::string, long> one_order_commits;
+  g_store_work = &one_order;
+  g_commits = &one_order_commits;
+  insert_order("ONE-1", 2);
+  const bool created = wait_for_result("ONE-1", "created", 20s);
+  std::this_thread::sleep_for(300ms);
+  g_store_work = nullptr;
+  g_commits = nullptr;
+  std::this_thread::sleep_for(500ms);
+
+  StoreWork idle;
+  std::map<std::string, long> idle_commits;
+  g_store_work = &idle;
+  g_commits = &idle_commits;
+  std::this_thread::sleep_for(1500ms);  // 30 intervals of each push job
+  g_store_work = nullptr;
+  g_commits = nullptr;
+  stop();
+
+  ASSERT_EQ(exit_code, 0);
+  ASSERT_TRUE(created);
+  EXPECT_LE(one_order_commits["checkpoint.db"], 1) << "synced commits of the checkpoint store for one order";
+  EXPECT_EQ(one_order.compiled, 0) << fmt::format("{}", fmt::join(one_order.compiled_sql, "\n"));
+  EXPECT_EQ(one_order.poll_statements_compiled, std::vector<std::string>{})
+      << "the intakes' statements on the merchant database compiled again";
+  EXPECT_EQ(idle.poll_statements_compiled, std::vector<std::string>{})
+      << "the intakes' statements on the merchant database compiled again";
+  EXPECT_EQ(idle_commits["checkpoint.db"], 0) << "synced commits of the checkpoint store while idle";
+  EXPECT_EQ(idle.compiled, 0) << fmt::format("{}", fmt::join(idle.compiled_sql, "\n"));
+  EXPECT_TRUE(idle.ledger_statements.empty())
+      << idle.ledger_statements.size() << " statements on the outbound ledger while idle, the first: "
+      << (idle.ledger_statements.empty() ? "" : idle.ledger_statements.front());
 }
 
 }  // namespace

@@ -139,9 +139,42 @@ TEST_F(SourceIntakeTest, HandledChangesAreDeletedAtThePollThatFindsNothingForIts
   ASSERT_TRUE(ledger.find(kCreate, "PRUNED-1"));
   const auto entries = [&] { return app.execAndGet("SELECT count(*) FROM fulfillsync_changes").getInt(); };
   ASSERT_GT(entries(), 0) << "deleted at once: the test no longer shows the quiet poll";
+  {
+    // The position on disk (HandledChangesAreDeletedOnlyOnceTheirPositionIsOnDisk).
+    auto batch = ledger.batch();
+    ledger.offer(kCreate, "SYNCED-1", "a version", "{}");
+    batch.commit();
+  }
 
   app.exec("CREATE TABLE shop_elsewhere (x INTEGER); INSERT INTO shop_elsewhere VALUES (1)");
   EXPECT_FALSE(reader->poll(10));
+  EXPECT_EQ(entries(), 0);
+}
+
+// The intake's commits are not synced (a power cut only has their rows read again from the position
+// saved before), so handled entries are deleted only through a position a synced commit has put on
+// disk: the send's mark that follows, here another synced write of the ledger.
+TEST_F(SourceIntakeTest, HandledChangesAreDeletedOnlyOnceTheirPositionIsOnDisk) {
+  auto reader = intake(1h);
+  EXPECT_FALSE(reader->poll(10));
+  const std::uint64_t synced = store.synced_commits();
+  insert_order_row("UNSYNCED-1");
+  EXPECT_FALSE(reader->poll(10));
+  ASSERT_TRUE(ledger.find(kCreate, "UNSYNCED-1"));
+  EXPECT_EQ(store.synced_commits(), synced) << "the intake's commit was synced";
+  const auto entries = [&] { return app.execAndGet("SELECT count(*) FROM fulfillsync_changes").getInt(); };
+
+  app.exec("CREATE TABLE shop_elsewhere (x INTEGER); INSERT INTO shop_elsewhere VALUES (1)");
+  EXPECT_FALSE(reader->poll(10));
+  EXPECT_GT(entries(), 0) << "deleted through a position that a power cut could take back";
+
+  {
+    auto batch = ledger.batch();
+    ledger.offer(kCreate, "SYNCED-1", "a version", "{}");
+    batch.commit();
+  }
+  EXPECT_EQ(store.synced_commits(), synced + 1);
+  EXPECT_FALSE(reader->poll(10));  // nothing new: a quiet moment to delete
   EXPECT_EQ(entries(), 0);
 }
 

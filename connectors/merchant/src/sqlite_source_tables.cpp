@@ -85,9 +85,12 @@ std::vector<std::string> SqliteSourceTables::check_catalog_tables() { return con
 
 std::uint64_t SqliteSourceTables::change_counter() {
   return connection_.guarded("data_version", [&] {
-    SQLite::Statement query(db(), "PRAGMA data_version");
+    // Every poll asks: prepared once.
+    SQLite::Statement& query = connection_.prepared("PRAGMA data_version");
     query.executeStep();
-    return static_cast<std::uint64_t>(query.getColumn(0).getInt64());
+    const auto counter = static_cast<std::uint64_t>(query.getColumn(0).getInt64());
+    query.reset();
+    return counter;
   });
 }
 
@@ -250,8 +253,10 @@ std::string SqliteSourceTables::change_log_end(SourceKind) {
 ChangedKeys SqliteSourceTables::changes_after(SourceKind kind, std::string_view after, std::size_t limit) {
   const std::int64_t from = parse_sequence(after);
   return connection_.guarded(fmt::format("reading {}", kChangeLogTable), [&] {
-    SQLite::Statement query(db(), "SELECT seq, reference_id FROM " + sql_name(kChangeLogTable) +
-                                      " WHERE source_table = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    // Every poll woken by a commit asks: prepared once.
+    static const std::string sql = "SELECT seq, reference_id FROM " + sql_name(kChangeLogTable) +
+                                   " WHERE source_table = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
+    SQLite::Statement& query = connection_.prepared(sql);
     query.bind(1, std::string(source_table(kind)));
     query.bind(2, static_cast<int64_t>(from));
     query.bind(3, static_cast<int64_t>(limit));

@@ -35,6 +35,17 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
 
 SqliteConnection::~SqliteConnection() = default;
 
+SQLite::Statement& SqliteConnection::prepared(const std::string& sql) {
+  auto& statement = statements_[sql];
+  if (!statement) {
+    statement = std::make_unique<SQLite::Statement>(*db_, sql);
+  } else {
+    statement->reset();
+    statement->clearBindings();
+  }
+  return *statement;
+}
+
 void bind(SQLite::Statement& statement, int index, const SqlValue& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value.value())) {
     statement.bind(index, static_cast<int64_t>(*integer));

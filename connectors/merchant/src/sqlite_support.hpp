@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -38,6 +39,9 @@ class SqliteConnection {
   ~SqliteConnection();
 
   SQLite::Database& db() { return *db_; }
+  // The statement for `sql`, prepared on first use and reset for reuse: for what every poll runs. A
+  // caller that stops stepping a query early resets it (left on a row, it holds its read snapshot).
+  SQLite::Statement& prepared(const std::string& sql);
   const std::filesystem::path& path() const { return path_; }
   const std::string& prefix() const { return prefix_; }
 
@@ -81,6 +85,7 @@ class SqliteConnection {
   std::string prefix_;
   std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
+  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;  // finalized before db_ closes
 };
 
 // Binds `value` (sql_values.hpp) to the statement's parameter `index`.

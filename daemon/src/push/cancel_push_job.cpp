@@ -93,13 +93,18 @@ void CancelPushJob::check_intent() {
   surfaced_ = std::move(surfaced);
 }
 
-int CancelPushJob::backlog() { return context_.ledger.waiting(LedgerKind::order_cancel); }
+int CancelPushJob::backlog() {
+  return still_idle(LedgerKind::order_cancel) ? 0 : context_.ledger.waiting(LedgerKind::order_cancel);
+}
 
 asio::awaitable<JobRun> CancelPushJob::run() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   run.more = poll_source();
   check_intent();
+  // No cancel waits, none changed: nothing to look up, send or write (the creates' results are
+  // push_orders' to write).
+  if (still_idle(LedgerKind::order_cancel)) co_return run;
   co_await reconcile(run);
   if (run.back_off > 0ms) {
     co_await context_.results.flush_async(merchant::SourceKind::orders, name());
@@ -149,7 +154,9 @@ asio::awaitable<JobRun> CancelPushJob::run() {
         LedgerKind::order_cancel, keys, send_cancel, run,
         [&](std::size_t i, const api::Outcome& outcome) { record(keys[i], order_ids[i], outcome, run); });
   }
-  co_await context_.results.flush_async(merchant::SourceKind::orders, name());
+  const OutboundLedger::Version version = ledger.version({LedgerKind::order_cancel});
+  const bool written = co_await context_.results.flush_async(merchant::SourceKind::orders, name());
+  note_if_idle(LedgerKind::order_cancel, version, written, run);
   co_return run;
 }
 

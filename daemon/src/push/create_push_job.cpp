@@ -70,18 +70,23 @@ std::string_view CreatePushJob::name() const {
 
 std::string CreatePushJob::failpoint_name(std::string_view step) const { return fmt::format("{}.{}", name(), step); }
 
-int CreatePushJob::backlog() { return context_.ledger.waiting(kind_); }
+int CreatePushJob::backlog() { return still_idle(kind_) ? 0 : context_.ledger.waiting(kind_); }
 
 asio::awaitable<JobRun> CreatePushJob::run() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   // Backpressure: new rows are read only while few wait to be sent, so a long backlog is read as
   // fast as it is sent rather than all of it before anything is sent.
-  run.more = context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source() : true;
+  const bool idle = still_idle(kind_);
+  run.more = idle || context_.ledger.waiting(kind_) < kQueuedChunks * chunk_size() ? poll_source() : true;
+  // Nothing waited, and the intake offered nothing: nothing to look up, send or write.
+  if (idle && still_idle(kind_, true)) co_return run;
   co_await reconcile(run);
   if (run.back_off == 0ms) co_await send(run);
-  co_await context_.results.flush_async(
+  const OutboundLedger::Version version = context_.ledger.version({kind_});
+  const bool written = co_await context_.results.flush_async(
       kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, name());
+  note_if_idle(kind_, version, written, run);
   co_return run;
 }
 
@@ -150,6 +155,12 @@ bool CreatePushJob::settle_unclear(std::span<const LedgerEntry> unclear, const s
   return true;
 }
 
+bool CreatePushJob::cancel_awaits(const LedgerEntry& entry) {
+  if (kind_ != LedgerKind::order_create) return false;
+  const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
+  return cancel && cancel->state != LedgerState::withdrawn;
+}
+
 bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
   if (kind_ != LedgerKind::order_create) return false;
   const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
@@ -164,6 +175,7 @@ bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
 asio::awaitable<void> CreatePushJob::send(JobRun& run) {
   if (context_.stopping) co_return;
   std::vector<LedgerEntry> entries = context_.ledger.in_state(kind_, LedgerState::pending, chunk_size());
+  if (entries.empty()) co_return;
   if (entries.size() == static_cast<std::size_t>(chunk_size())) run.more = true;
   // A body that waited long (under a backlog the intake pauses, so a later change may not be in the
   // ledger yet) is sent only once its row has been read again: by when the row was last read, not
@@ -184,8 +196,10 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
     if (waited(entry)) stale.push_back(entry.source_key);
   }
   {
-    auto batch = context_.ledger.batch();
+    // Opened only for a write: most runs have no stale body and no cancelled order.
+    std::optional<OutboundLedger::Batch> batch;
     if (!stale.empty()) {
+      batch.emplace(context_.ledger);
       try {
         intake_of_rows_.refresh(stale);
       } catch (const std::exception& e) {
@@ -203,8 +217,12 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
         run.more = true;
       }
     }
-    std::erase_if(entries, [&](const LedgerEntry& entry) { return withdraw_if_cancelled(entry); });
-    batch.commit();
+    std::erase_if(entries, [&](const LedgerEntry& entry) {
+      if (!cancel_awaits(entry)) return false;
+      if (!batch) batch.emplace(context_.ledger);
+      return withdraw_if_cancelled(entry);
+    });
+    if (batch) batch->commit();
   }
   if (entries.empty()) co_return;
   failpoint(failpoint_name("before_send"));

@@ -107,7 +107,11 @@ class SendCommits {
       leader_ = false;
       if (!failure) {
         try {
-          auto batch = ledger_.batch();
+          // Answers alone need no sync of their own: lost to a power cut, their sends are in flight
+          // again, looked up before anything is sent (as after a crash), and the next mark's sync
+          // covers them. A mark is synced before its request leaves.
+          auto batch = ledger_.batch(marks.empty() ? OutboundLedger::Durability::with_next
+                                                   : OutboundLedger::Durability::synced);
           for (const auto& record : answers) record();
           for (const auto& mark : marks) mark();
           if (!answers.empty()) failpoint(after_response_);
@@ -148,6 +152,24 @@ PushJob::PushJob(std::string_view name, PushContext context, config::JobConfig c
 bool PushJob::paused() const { return backoff_.paused(); }
 
 bool PushJob::poll_source() { return intake_ != nullptr && intake_->poll(kIntakeBatchesPerRun); }
+
+bool PushJob::still_idle(LedgerKind kind, bool own_writes_only) {
+  if (!idle_at_) return false;
+  if (own_writes_only) return idle_at_->own_writes == context_.ledger.own_writes({kind});
+  if (*idle_at_ == context_.ledger.version({kind})) return true;
+  idle_at_.reset();
+  return false;
+}
+
+void PushJob::note_if_idle(LedgerKind kind, const OutboundLedger::Version& version, bool results_written,
+                           const JobRun& run) {
+  idle_at_.reset();
+  // A pending, in-flight or unknown entry may be due later (a body to read again, a lookup after its
+  // quiet time): only a ledger with none of them is left alone.
+  if (results_written && run.ok && !run.more && run.back_off == 0ms && context_.ledger.waiting(kind) == 0) {
+    idle_at_ = version;
+  }
+}
 
 void PushJob::requeue_unsent(LedgerKind kind, const std::string& key, const api::Outcome& outcome, JobRun& run) {
   context_.ledger.mark_pending(kind, key, outcome.detail);
@@ -242,6 +264,9 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
   }
   // Marked ahead but never sent (a stop, a halt): pending again. Marked and sent, but with no answer
   // kept (a commit failed): it may have left.
+  bool unsent = false;
+  for (std::size_t i = 0; i < keys.size(); ++i) unsent = unsent || !sent[i];
+  if (!unsent && !failure) co_return;  // every send answered and committed: nothing to put back
   auto batch = context_.ledger.batch();
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (!sent[i]) run.more = true;

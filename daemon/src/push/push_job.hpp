@@ -90,6 +90,16 @@ class PushJob : public Job {
   // Reads the source table's changes into the ledger; whether more wait (false without an intake).
   bool poll_source();
 
+  // Whether the last run of the job left nothing of `kind` waiting and no result unwritten, and
+  // nothing of it changed since (OutboundLedger::version): a run then asks the ledger nothing.
+  // `own_writes_only`: the other connections' commits are not asked about again (the pragma was
+  // read earlier in the run; one they made since is seen by the next run).
+  bool still_idle(LedgerKind kind, bool own_writes_only = false);
+  // Called once a run ends with `version` (taken before its result rows were written) and those rows
+  // written: notes the job idle when nothing of `kind` waits.
+  void note_if_idle(LedgerKind kind, const OutboundLedger::Version& version, bool results_written,
+                    const JobRun& run);
+
   PushContext context_;
   api::Provider provider_;
   config::JobConfig config_;
@@ -97,6 +107,7 @@ class PushJob : public Job {
   FailureBackoff backoff_;
 
  private:
+  std::optional<OutboundLedger::Version> idle_at_;  // see still_idle
   double send_pace_ = 0;  // sends a second in the last chunk of send_marked: how far ahead its marks reach
 };
 

@@ -180,6 +180,7 @@ void SourceIntake<Row>::start_sequence() {
   if (const auto saved = store_.cursor(sequence_name())) {
     catching_up_ = saved->starts_with(kCatchUp);
     sequence_ = catching_up_ ? saved->substr(kCatchUp.size()) : *saved;
+    saved_position_ = durable_position_ = sequence_;  // read from the store: on disk
     if (catching_up_) catch_up_key_ = store_.cursor(catch_up_name()).value_or("");
     // (While catching up, the read by updated_at covers what the log forgot.)
     if (catching_up_ || !source_.changes_forgotten_after(source_kind<Row>(), sequence_)) return;
@@ -395,6 +396,8 @@ bool SourceIntake<Row>::prune_due() const {
 template <typename Row>
 template <typename Save>
 void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Row>& ahead, Save save) {
+  // Not synced: lost to a power cut, the rows are read again from the position saved before (the
+  // log is pruned only through a position on disk), and every send's mark syncs what came before it.
   // Rows whose version the ledger has already are skipped without building their bodies.
   std::vector<std::string> keys;
   keys.reserve(rows.size() + ahead.size());
@@ -405,7 +408,7 @@ void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Ro
   if constexpr (std::is_same_v<Row, OrderRow>) cancels = ledger_.hashes(LedgerKind::order_cancel, keys);
 
   look_up_skus(rows);  // once for the batch
-  auto commit = ledger_.batch();
+  auto commit = ledger_.batch(OutboundLedger::Durability::with_next);
   // A row read now is its latest version: an older one held back must not be offered after it
   // (it could bring back an order the newer version cancelled).
   for (const Row& row : rows) held_.erase(row.reference_id);
@@ -446,20 +449,34 @@ template <typename Row>
 void SourceIntake<Row>::save_sequence() {
   // Stay before every held row, so that a restart reads it again.
   const std::string& position = held_before_.value_or(sequence_);
+  position_on_disk();  // the save before this one may be
+  saved_position_ = position;
+  synced_commits_at_save_ = store_.synced_commits();
   store_.save_cursor(sequence_name(), catching_up_ ? fmt::format("catch-up {}", position) : position);
 }
 
 template <typename Row>
+const std::string& SourceIntake<Row>::position_on_disk() {
+  if (store_.synced_commits() > synced_commits_at_save_) durable_position_ = saved_position_;
+  return durable_position_;
+}
+
+template <typename Row>
 void SourceIntake<Row>::prune_change_log() {
-  // Only what the checkpoint store holds as handled; a crash before that repeats reads, never skips.
+  // Only what the checkpoint store holds as handled, on disk; a crash before that repeats reads,
+  // never skips. Entries handled after that position wait for a synced commit to cover it.
+  const std::string through = position_on_disk();
+  if (through == pruned_through_) return;  // deleted through it already
   prune_owed_ = false;
   unpruned_ = 0;
   next_prune_ = timestamps::Clock::now() + kPruneEvery;
   try {
-    const std::int64_t deleted = source_.forget_changes_through(
-        source_kind<Row>(), held_before_.value_or(sequence_), static_cast<std::size_t>(kPruneBatch));
+    const std::int64_t deleted =
+        source_.forget_changes_through(source_kind<Row>(), through, static_cast<std::size_t>(kPruneBatch));
     prune_owed_ = deleted == kPruneBatch;
     if (prune_owed_) unpruned_ = kPruneBatch;  // more to delete: the next poll goes on
+    else pruned_through_ = through;
+    if (through != held_before_.value_or(sequence_)) prune_owed_ = true;
   } catch (const merchant::MerchantDatabaseError& e) {
     // The log only grows meanwhile; reading is not affected.
     spdlog::warn("{}: cannot delete handled change log entries (tried again after the next change): {}",

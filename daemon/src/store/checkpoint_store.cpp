@@ -96,17 +96,19 @@ void CheckpointStore::open_beside_daemon(Access access) {
 }
 
 std::optional<std::string> CheckpointStore::cursor(std::string_view job) {
-  SQLite::Statement query(*db_, "SELECT position FROM cursors WHERE job = ?");
+  // The jobs read and save their cursors on every run: each statement is prepared once.
+  SQLite::Statement& query = prepared("SELECT position FROM cursors WHERE job = ?");
   query.bind(1, std::string(job));
   if (!query.executeStep()) return std::nullopt;
-  return query.getColumn(0).getString();
+  std::string position = query.getColumn(0).getString();
+  query.reset();  // a statement left on a row would hold its read snapshot
+  return position;
 }
 
 void CheckpointStore::save_cursor(std::string_view job, std::string_view position) {
-  SQLite::Statement upsert(*db_,
-                           "INSERT INTO cursors (job, position, updated_at) "
-                           "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
-                           "ON CONFLICT (job) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at");
+  SQLite::Statement& upsert =
+      prepared("INSERT INTO cursors (job, position, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+               "ON CONFLICT (job) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at");
   upsert.bind(1, std::string(job));
   upsert.bind(2, std::string(position));
   upsert.exec();
@@ -115,14 +117,49 @@ void CheckpointStore::save_cursor(std::string_view job, std::string_view positio
 bool CheckpointStore::advance_cursor(std::string_view job, const std::optional<std::string>& from,
                                      std::string_view position) {
   // Compare and set: another process (`fulfillsyncd resync`) may have moved the cursor meanwhile.
-  SQLite::Statement write(*db_, from ? "UPDATE cursors SET position = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', "
-                                       "'now') WHERE job = ?1 AND position = ?3"
-                                     : "INSERT INTO cursors (job, position, updated_at) VALUES (?1, ?2, "
-                                       "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (job) DO NOTHING");
+  SQLite::Statement& write =
+      prepared(from ? "UPDATE cursors SET position = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+                      "WHERE job = ?1 AND position = ?3"
+                    : "INSERT INTO cursors (job, position, updated_at) VALUES (?1, ?2, "
+                      "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (job) DO NOTHING");
   write.bind(1, std::string(job));
   write.bind(2, std::string(position));
   if (from) write.bind(3, *from);
   return write.exec() == 1;
+}
+
+std::int64_t CheckpointStore::data_version() {
+  SQLite::Statement& query = prepared("PRAGMA data_version");
+  query.executeStep();
+  const std::int64_t version = query.getColumn(0).getInt64();
+  query.reset();
+  return version;
+}
+
+CheckpointStore::WriteTransaction::WriteTransaction(CheckpointStore& store) : store_(store) {
+  store_.prepared("BEGIN IMMEDIATE").exec();
+}
+
+CheckpointStore::WriteTransaction::~WriteTransaction() {
+  if (ended_) return;
+  try {
+    store_.prepared("ROLLBACK").exec();
+  } catch (const SQLite::Exception&) {
+    // Already rolled back by SQLite (an I/O error, a full disk): nothing is left open.
+  }
+}
+
+void CheckpointStore::WriteTransaction::commit() {
+  store_.prepared("COMMIT").exec();
+  ended_ = true;
+  if (store_.commits_synced_) ++store_.synced_commits_;
+}
+
+void CheckpointStore::sync_commits(bool synced) {
+  // Counted as not synced from before the switch until after the switch back: never the other way.
+  if (!synced) commits_synced_ = false;
+  prepared(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL").exec();
+  if (synced) commits_synced_ = true;
 }
 
 CheckpointStore::~CheckpointStore() {

@@ -23,7 +23,7 @@ std::optional<std::string> optional_text(const SQLite::Column& column) {
 }  // namespace
 
 void save_job_stats(CheckpointStore& store, const std::vector<JobStats>& stats) {
-  SQLite::Transaction transaction(store.database(), SQLite::TransactionBehavior::IMMEDIATE);
+  CheckpointStore::WriteTransaction transaction(store);
   SQLite::Statement& upsert = store.prepared(
       "INSERT INTO job_stats (job, runs, failed_runs, items, last_run_seconds, last_success_at, data_as_of, "
       "failed_in_a_row, paused, last_answer_at, last_answer_status, last_error_at, last_error, updated_at) "

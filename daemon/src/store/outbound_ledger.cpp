@@ -93,21 +93,20 @@ std::string_view to_string(LedgerState state) {
 OutboundLedger::OutboundLedger(CheckpointStore& store) : store_(store) {}
 
 OutboundLedger::Batch::Batch(OutboundLedger& ledger, Durability durability)
-    : synchronous_(ledger.store_.database(), durability),
-      transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+    : synchronous_(ledger.store_, durability), transaction_(ledger.store_) {}
 
 // In WAL mode NORMAL writes the commit without syncing it; the next FULL commit's sync covers it (a
 // power loss before that ends the WAL before it, as if it had not been made).
-OutboundLedger::Batch::Synchronous::Synchronous(SQLite::Database& store, Durability durability)
-    : db(store), deferred(durability == Durability::with_next) {
-  if (deferred) db.exec("PRAGMA synchronous = NORMAL");
+OutboundLedger::Batch::Synchronous::Synchronous(CheckpointStore& checkpoint, Durability durability)
+    : store(checkpoint), deferred(durability == Durability::with_next) {
+  if (deferred) store.sync_commits(false);
 }
 
 OutboundLedger::Batch::Synchronous::~Synchronous() {
   if (!deferred) return;
   bool synced_again = true;
   try {
-    db.exec("PRAGMA synchronous = FULL");
+    store.sync_commits(true);
   } catch (const SQLite::Exception&) {
     synced_again = false;
   }
@@ -118,6 +117,7 @@ OutboundLedger::Batch::Synchronous::~Synchronous() {
 void OutboundLedger::Batch::commit() { transaction_.commit(); }
 
 int OutboundLedger::recover_interrupted() {
+  changed_all();
   return store_.database().exec(fmt::format(
       "UPDATE outbound_ledger SET state = 'unknown', last_error = 'interrupted while in flight', result_pending = 1 "
       "WHERE state = 'in_flight'"));
@@ -176,6 +176,7 @@ Offer OutboundLedger::offer(LedgerKind kind, std::string_view source_key, std::s
   // Read and write without a transaction of its own: one daemon thread writes the ledger, and a
   // caller's Batch makes many offers one commit.
   Offer result = Offer::queued;
+  if (!existing || existing->content_hash != content_hash) changed(kind);
   if (!existing) {
     static const std::string sql = fmt::format("INSERT INTO outbound_ledger (kind, source_key, content_hash, state, "
                                                "body, created_at, updated_at, read_at) "
@@ -240,6 +241,7 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
         "WHERE kind = ? AND source_key = ? AND state IN ({1})",
         kSqlNow, allowed);
   }
+  changed(kind);
   SQLite::Statement& update = store_.prepared(sql);
   update.bind(1, std::string(to_string(to)));
   update.bind(2, to == LedgerState::in_flight ? 1 : 0);
@@ -321,6 +323,7 @@ bool OutboundLedger::queue_cancel(std::string_view source_key, std::string_view 
 
 void OutboundLedger::withdraw(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                               std::string_view reason) {
+  changed(kind);
   const auto existing = find(kind, source_key);
   if (!existing) {
     SQLite::Statement& insert =
@@ -360,6 +363,7 @@ std::vector<LedgerEntry> OutboundLedger::in_state(LedgerKind kind, LedgerState s
 bool OutboundLedger::put(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                          LedgerState state, std::optional<std::int64_t> remote_id, std::string_view remote_status,
                          std::string_view error, std::string_view remote_created_at, std::string_view note) {
+  changed(kind);
   SQLite::Statement& upsert = store_.prepared(fmt::format(
       "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, remote_status, last_error, "
       "remote_created_at, note, result_pending, created_at, updated_at) "
@@ -436,6 +440,7 @@ void OutboundLedger::note_read(LedgerKind kind, std::string_view source_key) {
 
 bool OutboundLedger::replace_settled(LedgerKind kind, std::string_view source_key, std::string_view content_hash,
                                     std::int64_t remote_id, std::string_view body) {
+  changed(kind);
   SQLite::Statement& upsert = store_.prepared(fmt::format(
       "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, remote_id, body, result_pending, "
       "created_at, updated_at) VALUES (?1, ?2, ?3, 'applied', ?4, nullif(?5, ''), 1, {0}, {0}) "
@@ -462,6 +467,7 @@ bool OutboundLedger::replace_unsettled_body(LedgerKind kind, std::string_view so
 }
 
 void OutboundLedger::set_note(LedgerKind kind, std::string_view source_key, std::string_view note) {
+  changed(kind);
   static const std::string sql = fmt::format(
       "UPDATE outbound_ledger SET note = ?, result_pending = 1, updated_at = {} WHERE kind = ? AND source_key = ?",
       kSqlNow);
@@ -539,6 +545,21 @@ int OutboundLedger::waiting(LedgerKind kind) {
   return count;
 }
 
+OutboundLedger::Version OutboundLedger::version(std::initializer_list<LedgerKind> kinds) {
+  return {.own_writes = own_writes(kinds), .others = store_.data_version()};
+}
+
+std::uint64_t OutboundLedger::own_writes(std::initializer_list<LedgerKind> kinds) const {
+  // Each count only grows: equal sums, equal counts.
+  std::uint64_t sum = 0;
+  for (const LedgerKind kind : kinds) sum += writes_[static_cast<std::size_t>(kind)];
+  return sum;
+}
+
+void OutboundLedger::changed_all() {
+  for (const LedgerKind kind : kLedgerKinds) changed(kind);
+}
+
 std::vector<LedgerEntry> OutboundLedger::latest(LedgerState state, int limit, Kinds kinds) {
   const std::string_view of_kinds = kinds == Kinds::all       ? ""
                                     : kinds == Kinds::catalog ? " AND kind IN ('product_create', 'product_update')"
@@ -574,6 +595,7 @@ std::optional<std::string> OutboundLedger::oldest_waiting_since() {
 
 bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
   if (builds_from_source(kind)) return set_rejected_version(kind, source_key, kVersionForgotten);
+  changed(kind);
   SQLite::Statement& update = store_.prepared(
       fmt::format("UPDATE outbound_ledger SET state = 'pending', result_pending = 1, "
                   "updated_at = {} WHERE kind = ? AND source_key = ? AND state = 'rejected' AND length(body) > 0",
@@ -584,6 +606,7 @@ bool OutboundLedger::requeue(LedgerKind kind, std::string_view source_key) {
 }
 
 int OutboundLedger::requeue_all_rejected() {
+  changed_all();
   SQLite::Transaction transaction(store_.database());
   const int resent = store_.database().exec(fmt::format(
       "UPDATE outbound_ledger SET state = 'pending', result_pending = 1, updated_at = {} "
@@ -615,6 +638,7 @@ std::vector<std::string> OutboundLedger::rejected_at_version(LedgerKind kind, st
 
 bool OutboundLedger::set_rejected_version(LedgerKind kind, std::string_view source_key,
                                           std::string_view content_hash) {
+  changed(kind);
   SQLite::Statement& update = store_.prepared(fmt::format(
       "UPDATE outbound_ledger SET content_hash = ?, updated_at = {} WHERE kind = ? AND source_key = ? AND "
       "state = 'rejected'",

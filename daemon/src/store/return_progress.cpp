@@ -17,7 +17,7 @@ std::vector<std::int64_t> ReturnProgress::open_returns() {
 }
 
 void ReturnProgress::save(std::span<const merchant::ReturnStatusRecord> records) {
-  SQLite::Transaction transaction(store_.database(), SQLite::TransactionBehavior::IMMEDIATE);
+  CheckpointStore::WriteTransaction transaction(store_);
   SQLite::Statement& upsert = store_.prepared(
       "INSERT INTO return_progress (remote_id, status, as_of) VALUES (?1, ?2, ?3) ON CONFLICT (remote_id) "
       "DO UPDATE SET status = excluded.status, as_of = excluded.as_of WHERE excluded.as_of >= as_of");

@@ -50,7 +50,7 @@ std::string_view to_string(MarkState state) {
 TrackingMarkLedger::TrackingMarkLedger(CheckpointStore& store) : store_(store) {}
 
 TrackingMarkLedger::Batch::Batch(TrackingMarkLedger& ledger)
-    : transaction_(ledger.store_.database(), SQLite::TransactionBehavior::IMMEDIATE) {}
+    : transaction_(ledger.store_) {}
 
 void TrackingMarkLedger::Batch::commit() { transaction_.commit(); }
 

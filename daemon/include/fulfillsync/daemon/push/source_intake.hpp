@@ -157,6 +157,14 @@ class SourceIntake final : public Intake {
   std::optional<std::uint64_t> counter_;    // change_counter() at the last read of the log
   bool sequence_pending_ = true;            // more log entries wait: read without asking the counter
   bool prune_owed_ = false;                 // handled entries remain in the log
+  // The intake's commits are not synced (a power cut only has their rows read again), so the log is
+  // pruned only through a position on disk: the last one saved once the store has synced a commit
+  // since (CheckpointStore::synced_commits), else the one before.
+  std::string saved_position_;
+  std::uint64_t synced_commits_at_save_ = 0;
+  std::string durable_position_;
+  const std::string& position_on_disk();
+  std::optional<std::string> pruned_through_;  // every entry up to it deleted
   // Handled entries are deleted in batches, not after each poll (each delete is a write transaction
   // on the merchant database): once kPruneBatch are owed, kPruneEvery after the last delete, or at
   // the first poll that finds nothing new.

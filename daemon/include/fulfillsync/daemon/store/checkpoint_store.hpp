@@ -9,6 +9,7 @@
 //   daemon_process   the daemon that last started on it, for `status`       daemon_record.hpp
 //   tokens           OAuth tokens                                           CheckpointTokenStore
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -71,6 +72,32 @@ class CheckpointStore {
   // running the ledgers' statements). A caller that stops stepping a query early resets it.
   SQLite::Statement& prepared(const std::string& sql);
 
+  // PRAGMA data_version: moves with every commit another connection makes to the store (an
+  // operator's `retry` beside the daemon), not with this connection's own.
+  std::int64_t data_version();
+
+  // Whether commits are synced (synchronous = FULL, the default) or, in WAL mode, written without a
+  // sync that the next synced commit makes for them (NORMAL).
+  void sync_commits(bool synced);
+  // Write transactions committed while commits were synced: once it has grown, every commit made
+  // before is on disk. (A statement committed on its own is not counted: a caller waits longer.)
+  std::uint64_t synced_commits() const { return synced_commits_; }
+
+  // A write transaction (BEGIN IMMEDIATE) over the cached statements: a commit prepares nothing.
+  // Rolled back unless committed.
+  class WriteTransaction {
+   public:
+    explicit WriteTransaction(CheckpointStore& store);
+    ~WriteTransaction();
+    WriteTransaction(const WriteTransaction&) = delete;
+    WriteTransaction& operator=(const WriteTransaction&) = delete;
+    void commit();
+
+   private:
+    CheckpointStore& store_;
+    bool ended_ = false;
+  };
+
   // A job's saved position (its own encoding), nothing before its first save.
   std::optional<std::string> cursor(std::string_view job);
   void save_cursor(std::string_view job, std::string_view position);
@@ -89,6 +116,8 @@ class CheckpointStore {
   std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
   std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
+  bool commits_synced_ = true;
+  std::uint64_t synced_commits_ = 0;
 };
 
 }  // namespace fulfillsync::daemon

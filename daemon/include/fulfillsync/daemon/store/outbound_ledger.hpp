@@ -20,6 +20,7 @@
 //
 // Each call commits on its own; a Batch groups many into one commit (one fsync, or none for a batch
 // whose loss only repeats work: Durability::with_next).
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
@@ -129,12 +130,12 @@ class OutboundLedger {
    private:
     // Declared first: set before the transaction begins, put back once it ended.
     struct Synchronous {
-      Synchronous(SQLite::Database& store, Durability durability);
+      Synchronous(CheckpointStore& store, Durability durability);
       ~Synchronous();
-      SQLite::Database& db;
+      CheckpointStore& store;
       bool deferred;
     } synchronous_;
-    SQLite::Transaction transaction_;
+    CheckpointStore::WriteTransaction transaction_;
   };
   Batch batch(Durability durability = Durability::synced) { return Batch(*this, durability); }
 
@@ -243,6 +244,19 @@ class OutboundLedger {
 
   // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
   int waiting(LedgerKind kind);
+
+  // What can change the entries of some kinds: this ledger's own writes of them, counted in memory,
+  // and every commit another connection makes to the store (an operator's `retry`: PRAGMA
+  // data_version). Equal versions, nothing of those kinds changed between them: a job that found
+  // nothing to do need not ask the ledger again (PushJob::idle_at_). Costs no query but the pragma.
+  struct Version {
+    std::uint64_t own_writes = 0;
+    std::int64_t others = 0;
+    friend bool operator==(const Version&, const Version&) = default;
+  };
+  Version version(std::initializer_list<LedgerKind> kinds);
+  // Only the first part: no query at all.
+  std::uint64_t own_writes(std::initializer_list<LedgerKind> kinds) const;
   // The latest entries in `state` of `kinds`, newest first (for `status`).
   enum class Kinds { all, catalog, orders_and_returns };  // catalog: those for which builds_from_source
   std::vector<LedgerEntry> latest(LedgerState state, int limit, Kinds kinds = Kinds::all);
@@ -278,8 +292,13 @@ class OutboundLedger {
   bool put(LedgerKind kind, std::string_view source_key, std::string_view content_hash, LedgerState state,
            std::optional<std::int64_t> remote_id, std::string_view remote_status, std::string_view error,
            std::string_view remote_created_at, std::string_view note);
+  // Counts a write that may change what waits of `kind` (see version()); every kind, unknown which.
+  void changed(LedgerKind kind) { ++writes_[static_cast<std::size_t>(kind)]; }
+  void changed_all();
+
   CheckpointStore& store_;
   std::unordered_map<unsigned, std::string> transition_sql_;  // by the set of states it moves from
+  std::array<std::uint64_t, std::size(kLedgerKinds)> writes_{};  // by kind
 };
 
 }  // namespace fulfillsync::daemon

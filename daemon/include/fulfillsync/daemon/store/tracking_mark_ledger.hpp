@@ -51,7 +51,7 @@ class TrackingMarkLedger {
     void commit();
 
    private:
-    SQLite::Transaction transaction_;
+    CheckpointStore::WriteTransaction transaction_;
   };
   Batch batch() { return Batch(*this); }
 
