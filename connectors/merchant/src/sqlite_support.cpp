@@ -35,16 +35,7 @@ SqliteConnection::SqliteConnection(const config::MerchantConfig& config, bool re
 
 SqliteConnection::~SqliteConnection() = default;
 
-SQLite::Statement& SqliteConnection::prepared(const std::string& sql) {
-  auto& statement = statements_[sql];
-  if (!statement) {
-    statement = std::make_unique<SQLite::Statement>(*db_, sql);
-  } else {
-    statement->reset();
-    statement->clearBindings();
-  }
-  return *statement;
-}
+SQLite::Statement& SqliteConnection::prepared(const std::string& sql) { return statements_.prepared(*db_, sql); }
 
 void bind(SQLite::Statement& statement, int index, const SqlValue& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value.value())) {

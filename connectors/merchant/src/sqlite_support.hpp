@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -22,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "fulfillsync/common/sqlite_read_only.hpp"
+#include "fulfillsync/common/sqlite_statements.hpp"
 #include "fulfillsync/common/timestamps.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
@@ -85,7 +85,7 @@ class SqliteConnection {
   std::string prefix_;
   std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
-  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;  // finalized before db_ closes
+  sqlite::StatementCache statements_;  // finalized before db_ closes
 };
 
 // Binds `value` (sql_values.hpp) to the statement's parameter `index`.

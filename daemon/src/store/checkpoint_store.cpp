@@ -168,16 +168,7 @@ CheckpointStore::~CheckpointStore() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-SQLite::Statement& CheckpointStore::prepared(const std::string& sql) {
-  auto& statement = statements_[sql];
-  if (!statement) {
-    statement = std::make_unique<SQLite::Statement>(*db_, sql);
-  } else {
-    statement->reset();
-    statement->clearBindings();
-  }
-  return *statement;
-}
+SQLite::Statement& CheckpointStore::prepared(const std::string& sql) { return statements_.prepared(*db_, sql); }
 
 int CheckpointStore::schema_version() const { return sqlite::schema_version(*db_, kVersionTable); }
 

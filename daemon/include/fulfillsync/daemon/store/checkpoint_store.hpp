@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "fulfillsync/common/sqlite_read_only.hpp"
+#include "fulfillsync/common/sqlite_statements.hpp"
 
 namespace SQLite {
 class Database;
@@ -115,7 +115,7 @@ class CheckpointStore {
   int lock_fd_ = -1;
   std::optional<sqlite::SideFileSweep> side_files_;  // read_only; outlives db_
   std::unique_ptr<SQLite::Database> db_;
-  std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
+  sqlite::StatementCache statements_;
   bool commits_synced_ = true;
   std::uint64_t synced_commits_ = 0;
 };
