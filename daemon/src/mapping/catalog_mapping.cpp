@@ -28,8 +28,15 @@ constexpr std::int64_t kInt32Max = 2147483647;
 constexpr double kMaxWeight = 1e6;
 constexpr double kMaxCustomsValue = 1e9;
 constexpr std::string_view kStatuses[] = {"Active", "Inactive"};
-constexpr std::string_view kWeightUnits[] = {"oz", "lb", "g", "kg"};
-constexpr std::string_view kDimensionUnits[] = {"in", "cm", "mm", "ft", "m"};
+// A unit the catalog sends, and its size in the unit the provider keeps and answers whatever unit it
+// was sent in: ounces for a weight, inches for a dimension, the first of each list (the spec gives
+// `unit` as a string; sandbox/README.md).
+struct Unit {
+  std::string_view name;
+  double size;
+};
+constexpr Unit kWeightUnits[] = {{"oz", 1}, {"lb", 16}, {"g", 1 / 28.349523125}, {"kg", 35.27396195}};
+constexpr Unit kDimensionUnits[] = {{"in", 1}, {"cm", 1 / 2.54}, {"mm", 1 / 25.4}, {"ft", 12}, {"m", 100 / 2.54}};
 
 // A number from INTEGER, REAL or decimal text, within [0, max].
 std::optional<double> number(RowReader& r, std::string_view column, const Field& field, double max) {
@@ -59,14 +66,17 @@ std::optional<double> number(RowReader& r, std::string_view column, const Field&
   return value;
 }
 
-// Text that must be one of `allowed`.
-template <std::size_t N>
-std::optional<std::string> one_of(RowReader& r, std::string_view column, const Field& field,
-                                  const std::string_view (&allowed)[N]) {
+std::string_view name_of(std::string_view value) { return value; }
+std::string_view name_of(const Unit& unit) { return unit.name; }
+
+// Text that must be one of `allowed` (names, or units by their names).
+template <typename T, std::size_t N>
+std::optional<std::string> one_of(RowReader& r, std::string_view column, const Field& field, const T (&allowed)[N]) {
   auto text = r.text(column, field, Need::optional, 20);
-  if (text && std::find(std::begin(allowed), std::end(allowed), *text) == std::end(allowed)) {
+  const auto named = [&](const T& value) { return name_of(value) == *text; };
+  if (text && std::none_of(std::begin(allowed), std::end(allowed), named)) {
     std::string listed;
-    for (const std::string_view value : allowed) listed += fmt::format("{}{}", listed.empty() ? "" : ", ", value);
+    for (const T& value : allowed) listed += fmt::format("{}{}", listed.empty() ? "" : ", ", name_of(value));
     r.problem(column, fmt::format("must be one of {}, found {}", listed, field.describe()));
     return std::nullopt;
   }
@@ -303,45 +313,34 @@ Members with_kept(const Members& base, const Members& after, std::span<const std
   return merged;
 }
 
-// The provider keeps and answers a variant's weight in ounces and its dimensions in inches, whatever
-// unit they were sent in (the spec gives `unit` as a string; sandbox/README.md). Each unit the
-// catalog sends, in the unit answered.
-struct UnitSize {
-  std::string_view measure;  // the variant's member: weight or dimension
-  std::string_view unit;
-  double size;
-};
-constexpr UnitSize kUnitSizes[] = {
-    {"weight", "oz", 1},           {"weight", "lb", 16},     {"weight", "g", 1 / 28.349523125},
-    {"weight", "kg", 35.27396195}, {"dimension", "in", 1},   {"dimension", "cm", 1 / 2.54},
-    {"dimension", "mm", 1 / 25.4}, {"dimension", "ft", 12},  {"dimension", "m", 100 / 2.54},
-};
-// The unit answered when a measure names none.
-constexpr UnitSize kAnsweredUnits[] = {{"weight", "oz", 1}, {"dimension", "in", 1}};
 // How far a number answered in another unit may be from the one sent and still be it: the provider's
 // rounding (up to half a hundredth of the unit answered) and its conversion factor's (28.3495 g to the
 // ounce is off by a millionth).
 constexpr double kAnsweredRounding = 0.005;
 constexpr double kConversionTolerance = 1e-5;
 
-std::optional<double> unit_size(std::string_view measure, simdjson::dom::object object) {
+// The units of the variant's member `measure` (weight, dimension); none for another.
+std::span<const Unit> units_of(std::string_view measure) {
+  if (measure == "weight") return kWeightUnits;
+  if (measure == "dimension") return kDimensionUnits;
+  return {};
+}
+
+// The size of the unit `object` names (the unit answered when it names none), in the unit answered.
+std::optional<double> unit_size(std::span<const Unit> units, simdjson::dom::object object) {
   std::string_view unit;
-  if (object["unit"].get_string().get(unit) != simdjson::SUCCESS) {
-    const auto answered = std::find_if(std::begin(kAnsweredUnits), std::end(kAnsweredUnits),
-                                       [&](const UnitSize& u) { return u.measure == measure; });
-    if (answered == std::end(kAnsweredUnits)) return std::nullopt;
-    unit = answered->unit;
-  }
-  const auto found = std::find_if(std::begin(kUnitSizes), std::end(kUnitSizes),
-                                  [&](const UnitSize& u) { return u.measure == measure && u.unit == unit; });
-  return found == std::end(kUnitSizes) ? std::nullopt : std::optional(found->size);
+  if (object["unit"].get_string().get(unit) != simdjson::SUCCESS) return units.front().size;
+  const auto found = std::find_if(units.begin(), units.end(), [&](const Unit& u) { return u.name == unit; });
+  return found == units.end() ? std::nullopt : std::optional(found->size);
 }
 
 // Whether the weight or dimension the provider holds is the one `after` sends, each number converted
 // from `after`'s unit to the one answered: 500 g is answered as 17.64 oz, and is not a change.
 bool same_measure(std::string_view measure, simdjson::dom::object held, simdjson::dom::object after) {
-  const auto held_size = unit_size(measure, held);
-  const auto after_size = unit_size(measure, after);
+  const std::span<const Unit> units = units_of(measure);
+  if (units.empty()) return false;
+  const auto held_size = unit_size(units, held);
+  const auto after_size = unit_size(units, after);
   if (!held_size || !after_size) return false;
   for (auto [key, value] : after) {
     if (key == "unit") continue;
