@@ -166,6 +166,15 @@ struct PostgresConnection::Awaited {
 
 struct PostgresConnection::PipelineReading {
   std::span<const Statement> statements;
+  // The prepares sent in the pipeline, each just before statement `before` (an index of statements):
+  // their results come before that statement's.
+  struct Prepare {
+    std::size_t before;
+    std::string sql;
+    std::string name;
+  };
+  std::vector<Prepare> prepares{};
+  std::size_t prepares_read = 0;
   std::vector<PgResult> results{};
   std::optional<std::pair<std::size_t, std::string>> error{};  // the first: which statement, and why
   std::optional<DatabaseFailure> failure{};
@@ -197,6 +206,7 @@ void PostgresConnection::connect() {
   if (connection_ != nullptr) PQfinish(connection_);
   farewell_.clear();
   source_columns_.clear();
+  prepared_.clear();  // the new session has none of them
   connection_ = PQconnectdbParams(params_.keywords(), params_.values(), params_.expand_dbname());
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
     const std::string message = pg_error_message(connection_);
@@ -271,17 +281,21 @@ PgResult PostgresConnection::execute(std::string_view task, const std::string& s
     // on a new connection.
     fail(task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
   }
-  if (!queued_.empty()) {
-    // The statements waiting go out with this one, in one round trip.
+  const auto prepared = prepared_.find(sql);
+  if (!queued_.empty() || (prepared == prepared_.end() && may_prepare(sql, 0))) {
+    // The statements waiting go out with this one, in one round trip; so does its prepare, the first
+    // time the session runs it.
     std::vector<Statement> statements = std::exchange(queued_, {});
     statements.push_back({std::string(task), sql, std::vector<PgParam>(params.begin(), params.end())});
     return std::move(pipeline(statements).back());
   }
   std::vector<const char*> values;
   for (const PgParam& param : params) values.push_back(param ? param->c_str() : nullptr);
+  const int count = static_cast<int>(values.size());
   ++round_trips_;
-  PgResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
-                               nullptr, nullptr, 0));
+  PgResult result(prepared != prepared_.end()
+                      ? PQexecPrepared(connection_, prepared->second.c_str(), count, values.data(), nullptr, nullptr, 0)
+                      : PQexecParams(connection_, sql.c_str(), count, nullptr, values.data(), nullptr, nullptr, 0));
   const PGresult* raw = result.raw();
   const ExecStatusType status = PQresultStatus(raw);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -476,12 +490,11 @@ asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_asyn
   try {
     open_if_lost(task);
     pipeline->statements = one_transaction(task, sql, rows);
+    pipeline->reading = std::make_unique<PipelineReading>();
     // Queued without waiting for the socket to take it all: a batch of hundreds of statements is
     // more than it holds, and the server takes the rest only as fast as it executes them.
     PQsetnonblocking(connection_, 1);
-    send_pipeline(pipeline->statements);
-    pipeline->reading = std::make_unique<PipelineReading>();
-    pipeline->reading->statements = pipeline->statements;
+    send_pipeline(pipeline->statements, *pipeline->reading);
     awaited->under_way = pipeline;
     awaited->socket.emplace(executor, PQsocket(connection_));
   } catch (...) {
@@ -559,24 +572,49 @@ std::vector<int> PostgresConnection::run_each(std::string_view task, const std::
 
 std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> statements) {
   finish_awaited();
-  send_pipeline(statements);
   PipelineReading reading;
-  reading.statements = statements;
+  send_pipeline(statements, reading);
   while (read_next(reading)) {
   }
   return finish_pipeline(reading);
 }
 
-void PostgresConnection::send_pipeline(std::span<const Statement> statements) {
+bool PostgresConnection::may_prepare(const std::string& sql, std::size_t pending) const {
+  const bool transaction_control = sql == "BEGIN" || sql == "COMMIT" || sql.starts_with("BEGIN ");
+  return !transaction_control && prepared_.size() + pending < kMostPrepared;
+}
+
+PostgresConnection::PipelineName PostgresConnection::pipeline_name(const std::string& sql, std::size_t statement,
+                                                                   PipelineReading& reading) {
+  if (const auto known = prepared_.find(sql); known != prepared_.end()) return {.name = known->second, .prepare_first = false};
+  // A pipeline holds a few texts, each many times.
+  for (const PipelineReading::Prepare& prepare : reading.prepares) {
+    if (prepare.sql == sql) return {.name = prepare.name, .prepare_first = false};
+  }
+  if (!may_prepare(sql, reading.prepares.size())) return {};
+  reading.prepares.push_back({.before = statement, .sql = sql, .name = fmt::format("fulfillsync_{}", ++names_given_)});
+  return {.name = reading.prepares.back().name, .prepare_first = true};
+}
+
+void PostgresConnection::send_pipeline(std::span<const Statement> statements, PipelineReading& reading) {
   const std::string_view last_task = statements.back().task;
   if (connection_ == nullptr) fail(last_task, "the connection was lost inside the transaction", DatabaseFailure::connection_lost);
+  reading.statements = statements;
   ++round_trips_;
   bool sent = PQenterPipelineMode(connection_) == 1;
-  for (const Statement& statement : statements) {
+  for (std::size_t i = 0; i < statements.size() && sent; ++i) {
+    const Statement& statement = statements[i];
     std::vector<const char*> values;
     for (const PgParam& param : statement.params) values.push_back(param ? param->c_str() : nullptr);
-    sent = sent && PQsendQueryParams(connection_, statement.sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                     values.data(), nullptr, nullptr, 0) == 1;
+    const int count = static_cast<int>(values.size());
+    const PipelineName named = pipeline_name(statement.sql, i, reading);
+    if (named.prepare_first) {
+      sent = PQsendPrepare(connection_, named.name.c_str(), statement.sql.c_str(), 0, nullptr) == 1;
+    }
+    sent = sent && (named.name.empty() ? PQsendQueryParams(connection_, statement.sql.c_str(), count, nullptr,
+                                                           values.data(), nullptr, nullptr, 0)
+                                       : PQsendQueryPrepared(connection_, named.name.c_str(), count, values.data(),
+                                                             nullptr, nullptr, 0)) == 1;
   }
   sent = sent && PQpipelineSync(connection_) == 1;
   // Only a broken connection refuses to queue: its state is unknown, so it is opened afresh.
@@ -598,12 +636,21 @@ bool PostgresConnection::read_next(PipelineReading& reading) {
     reading.synced = true;
     return false;
   }
+  // A prepare's failure is its statement's (the next result's).
   if (status == PGRES_FATAL_ERROR && !reading.error) {
     const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
     const std::string message = one_line(PQresultErrorMessage(raw));
     reading.error.emplace(reading.results.size(),
                           sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
     reading.failure = classify(connection_, sqlstate);
+  }
+  if (reading.prepares_read < reading.prepares.size() &&
+      reading.prepares[reading.prepares_read].before == reading.results.size()) {
+    // A prepare's result. Only one the server made is named again: one skipped after an earlier
+    // error (PGRES_PIPELINE_ABORTED), or failed, is prepared anew the next time.
+    PipelineReading::Prepare& prepare = reading.prepares[reading.prepares_read++];
+    if (status == PGRES_COMMAND_OK) prepared_.emplace(std::move(prepare.sql), std::move(prepare.name));
+    return true;
   }
   reading.results.push_back(std::move(result));
   return true;
@@ -688,10 +735,14 @@ std::vector<PgParam> parameters(SqlValues values) {
 void PostgresConnection::fail(std::string_view task, std::string_view message, DatabaseFailure failure) {
   tell(failure);
   const std::string what = fmt::format("merchant database {}: {}: {}", description_, task, message);
+  // A prepared statement whose table changed a column's type fails so at every run ("cached plan
+  // must not change result type", SQLSTATE 0A000): opened afresh, the session prepares it anew.
+  const bool stale_plan = message.find("(SQLSTATE 0A000)") != std::string_view::npos;
   if (failure == DatabaseFailure::connection_lost && connection_ != nullptr) {
     drop(task, farewell_.empty() ? message : farewell_);
-  } else if (failure == DatabaseFailure::read_only && !read_only_) {
-    // Opened afresh for the next statement, which may reach the writable server (see the header).
+  } else if ((failure == DatabaseFailure::read_only && !read_only_) || stale_plan) {
+    // Opened afresh for the next statement (after a refused write, it may reach the writable server:
+    // see the header).
     PQfinish(connection_);
     connection_ = nullptr;
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "fulfillsync/common/asio.hpp"
@@ -99,8 +100,18 @@ PgParam text_array(std::span<const std::string> values);
 // - A write refused as read only (a replica after a failover, a server in recovery) drops the
 //   connection, so that the next opens afresh: a name or a multi-host connection string
 //   (target_session_attrs=read-write) may lead to the writable server by then.
+// Every statement but BEGIN and COMMIT runs as a server-side prepared statement: its text is
+// prepared under a name the first time the session runs it (in the same round trip, in a pipeline)
+// and then executed by name, so the server parses and plans it once a session, not at every run.
+// The names belong to the session: a connection opened again prepares them anew. A prepared
+// statement whose table changed a column's type fails its next run (the server will not change its
+// result type): that run fails as `other`, and the connection is opened afresh for the next.
 class PostgresConnection {
  public:
+  // Texts prepared in one session at most; others run unnamed, so that texts that vary cannot grow
+  // the server's memory without bound (the connectors' texts are a few dozen).
+  static constexpr std::size_t kMostPrepared = 128;
+
   // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates, and
   // with `read_only` every transaction read only. Throws MerchantDatabaseError with libpq's message
   // when it cannot.
@@ -238,8 +249,18 @@ class PostgresConnection {
   // pipeline()'s halves: sending, and reading the results as they come (PipelineReading); what the
   // blocking and the awaited pipelines share.
   struct PipelineReading;
-  void send_pipeline(std::span<const Statement> statements);
+  void send_pipeline(std::span<const Statement> statements, PipelineReading& reading);
   bool read_next(PipelineReading& reading);  // takes one PQgetResult; false once all came
+  // The name `sql` is executed by in the pipeline `reading` is for: its prepared statement's, prepared
+  // first in that pipeline when the session has not yet (added to reading.prepares), or none
+  // (unnamed: BEGIN, COMMIT, or kMostPrepared reached).
+  struct PipelineName {
+    std::string name;
+    bool prepare_first = false;
+  };
+  PipelineName pipeline_name(const std::string& sql, std::size_t statement, PipelineReading& reading);
+  // Whether `sql` is to be prepared, with `pending` prepares on their way besides those the session has.
+  bool may_prepare(const std::string& sql, std::size_t pending) const;
   std::vector<PgResult> finish_pipeline(PipelineReading& reading);
   // The awaited pipeline under way, if any: read to its end (blocking) before the connection is used
   // otherwise, its results kept for its awaiter.
@@ -274,6 +295,9 @@ class PostgresConnection {
   // source_has_column's answers this session, by "table.column".
   std::map<std::string, bool, std::less<>> source_columns_;
   std::vector<Statement> queued_;  // run_later's, in order
+  // This session's prepared statements, by SQL text: only those whose prepare the server confirmed.
+  std::unordered_map<std::string, std::string> prepared_;
+  std::uint64_t names_given_ = 0;  // never one name twice, whether its prepare succeeded or not
   std::shared_ptr<Awaited> awaited_;  // shared with the awaiting coroutines, which may outlive a turn
 };
 

@@ -1,0 +1,134 @@
+// PostgresConnection's server-side prepared statements against a real PostgreSQL 15 server: each
+// text is prepared once a session and run by name (pg_prepared_statements, read from the
+// connection's own session, says which and how often), a new session prepares anew, a prepare that
+// failed or was skipped is not taken as made, and the texts a session prepares are bounded.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "postgres_fixture.hpp"
+
+namespace fulfillsync::merchant {
+namespace {
+
+using PostgresPreparedTest = PostgresMerchantTest;
+using ::testing::HasSubstr;
+
+// The session's prepared statements whose text contains `part`: how many, and the runs of them all.
+struct Prepared {
+  std::int64_t statements = 0;
+  std::int64_t runs = 0;
+};
+Prepared prepared(PostgresConnection& connection, const std::string& part) {
+  const PgResult found = connection.run(
+      "test", "SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements WHERE "
+              "strpos(statement, $1) > 0",
+      {part});
+  return {.statements = found.integer(0, 0), .runs = found.integer(0, 1)};
+}
+
+std::vector<SyncResult> batch(int rows, int round) {
+  const auto t0 = timestamps::parse_iso8601("2026-03-01T10:00:00Z").value();
+  std::vector<SyncResult> batch;
+  for (int i = 0; i < rows; ++i) {
+    batch.push_back({.reference_id = fmt::format("O-{}", i),
+                     .state = "created",
+                     .attempts = round,
+                     .updated_at = t0 + std::chrono::seconds(round)});
+  }
+  return batch;
+}
+
+constexpr std::string_view kUpsert = "INSERT INTO \"fulfillsync\".\"fulfillsync_order_sync\"";
+constexpr std::string_view kReadOne = "WHERE reference_id = $1";
+
+// The result upsert (in pipelines) and a read of one result (a statement of its own), each run many
+// times: each is prepared once and every run executes it by name.
+TEST_F(PostgresPreparedTest, EachTextIsPreparedOnceASessionAndRunByName) {
+  for (int round = 1; round <= 3; ++round) {
+    results->write_results(SourceKind::orders, batch(10, round));
+    EXPECT_EQ(results->read_result(SourceKind::orders, "O-1")->attempts, round);
+  }
+  const Prepared upserts = prepared(*connection, std::string(kUpsert));
+  EXPECT_EQ(upserts.statements, 1);
+  EXPECT_EQ(upserts.runs, 30);
+  const Prepared reads = prepared(*connection, std::string(kReadOne));
+  EXPECT_EQ(reads.statements, 1);
+  EXPECT_EQ(reads.runs, 3);
+  EXPECT_EQ(connection->run("test", "SELECT count(*) - count(DISTINCT statement) FROM pg_prepared_statements").integer(0, 0), 0);
+}
+
+// The server ends the session (a restart, pg_terminate_backend) between runs, and again inside a
+// read that runs once more: the new session prepares its texts anew, never running a name it lacks.
+TEST_F(PostgresPreparedTest, ANewSessionPreparesItsTextsAnew) {
+  const auto backend = [&] { return connection->run("test", "SELECT pg_backend_pid()::text").text(0, 0); };
+  results->write_results(SourceKind::orders, batch(5, 1));
+  ASSERT_TRUE(results->read_result(SourceKind::orders, "O-1"));
+  const std::string first = backend();
+  app->exec(fmt::format("SELECT pg_terminate_backend({}, 5000)", first));
+  EXPECT_NE(backend(), first);  // a read: run once more on a new session
+
+  results->write_results(SourceKind::orders, batch(5, 2));
+  EXPECT_EQ(results->read_result(SourceKind::orders, "O-1")->attempts, 2);
+  EXPECT_EQ(prepared(*connection, std::string(kUpsert)).runs, 5);
+  EXPECT_EQ(prepared(*connection, std::string(kReadOne)).runs, 1);
+
+  // Lost inside a snapshot read, after its first statement was prepared: the read runs once more.
+  int attempts = 0;
+  const std::int64_t counted = connection->in_transaction("test", PostgresConnection::Transaction::read_snapshot, [&] {
+    const std::int64_t rows = connection->run("test", "SELECT count(*) FROM pg_class WHERE relkind = $1", {"r"}).integer(0, 0);
+    if (++attempts == 1) app->exec(fmt::format("SELECT pg_terminate_backend({}, 5000)", backend()));
+    return rows + results->count_results_by_state(SourceKind::orders)["created"];
+  });
+  EXPECT_EQ(attempts, 2);
+  EXPECT_GT(counted, 5);
+  EXPECT_EQ(prepared(*connection, "WHERE relkind = $1").runs, 1);
+}
+
+// A prepare the server refused (its table missing), and one it skipped after an earlier statement of
+// its pipeline failed, are not taken as made: the text is prepared again the next time, and runs.
+TEST_F(PostgresPreparedTest, APrepareThatFailedOrWasSkippedIsPreparedAgain) {
+  const std::string later = "SELECT count(*) FROM shop.made_later";
+  EXPECT_THROW(connection->run("test", later), MerchantDatabaseError);
+  app->exec("CREATE TABLE shop.made_later (id integer)");
+  EXPECT_EQ(connection->run("test", later).integer(0, 0), 0);
+
+  const std::string counting = "SELECT count(*) FROM shop.made_later WHERE id = $1::integer";
+  try {
+    connection->in_transaction("test", PostgresConnection::Transaction::write, [&] {
+      connection->run_later("test", "SELECT 1 / $1::integer", {"0"});
+      connection->run("test", counting, {"1"});
+    });
+    ADD_FAILURE() << "a division by zero went through";
+  } catch (const MerchantDatabaseError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("division by zero"));
+  }
+  EXPECT_EQ(connection->run("test", counting, {"1"}).integer(0, 0), 0);
+  EXPECT_EQ(prepared(*connection, "made_later WHERE").runs, 1);
+}
+
+// Texts that vary do not grow the session's prepared statements past kMostPrepared: those beyond it
+// run unnamed.
+TEST_F(PostgresPreparedTest, ASessionPreparesAtMostKMostPreparedTexts) {
+  for (std::size_t i = 0; i < PostgresConnection::kMostPrepared + 20; ++i) {
+    EXPECT_EQ(connection->run("test", fmt::format("SELECT {}::integer + $1::integer", i), {"1"}).integer(0, 0),
+              static_cast<std::int64_t>(i) + 1);
+  }
+  EXPECT_EQ(connection->run("test", "SELECT count(*) FROM pg_prepared_statements").integer(0, 0),
+            static_cast<std::int64_t>(PostgresConnection::kMostPrepared));
+}
+
+// A table's column changes type under a prepared statement: the server refuses its next run ("cached
+// plan must not change result type"), once; the session is opened afresh and the text prepared anew.
+TEST_F(PostgresPreparedTest, AColumnThatChangedTypeFailsOneRunThenIsPreparedAnew) {
+  app->exec("CREATE TABLE shop.widened (id integer); INSERT INTO shop.widened VALUES (7)");
+  const std::string read = "SELECT id FROM shop.widened";
+  EXPECT_EQ(connection->run("test", read).integer(0, 0), 7);
+  app->exec("ALTER TABLE shop.widened ALTER COLUMN id TYPE bigint");
+  EXPECT_THROW(connection->run("test", read), MerchantDatabaseError);
+  const PgResult again = connection->run("test", read);
+  EXPECT_EQ(again.integer(0, 0), 7);
+  EXPECT_EQ(PQftype(again.raw(), 0), 20U);  // bigint
+}
+
+}  // namespace
+}  // namespace fulfillsync::merchant
