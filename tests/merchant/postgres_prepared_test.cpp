@@ -130,5 +130,21 @@ TEST_F(PostgresPreparedTest, AColumnThatChangedTypeFailsOneRunThenIsPreparedAnew
   EXPECT_EQ(PQftype(again.raw(), 0), 20U);  // bigint
 }
 
+// A connection pooler may DISCARD ALL between its clients: the names the session prepared are gone.
+TEST_F(PostgresPreparedTest, NamesTheServerForgotFailOneRunThenArePreparedAnew) {
+  app->exec("CREATE TABLE shop.kept (id integer); INSERT INTO shop.kept VALUES (7)");
+  const std::string read = "SELECT id FROM shop.kept";
+  EXPECT_EQ(connection->run("test", read).integer(0, 0), 7);
+  connection->run_script("test", "DEALLOCATE ALL");
+  try {
+    connection->run("test", read);
+    ADD_FAILURE() << "a name the server forgot ran";
+  } catch (const MerchantDatabaseError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("26000"));
+  }
+  EXPECT_EQ(connection->run("test", read).integer(0, 0), 7);
+  EXPECT_EQ(prepared(*connection, read).statements, 1);
+}
+
 }  // namespace
 }  // namespace fulfillsync::merchant

@@ -735,12 +735,15 @@ std::vector<PgParam> parameters(SqlValues values) {
 void PostgresConnection::fail(std::string_view task, std::string_view message, DatabaseFailure failure) {
   tell(failure);
   const std::string what = fmt::format("merchant database {}: {}: {}", description_, task, message);
-  // A prepared statement whose table changed a column's type fails so at every run ("cached plan
-  // must not change result type", SQLSTATE 0A000): opened afresh, the session prepares it anew.
-  const bool stale_plan = message.find("(SQLSTATE 0A000)") != std::string_view::npos;
+  // The session's prepared statements no longer answer to their names: one whose table changed a
+  // column's type fails so at every run ("cached plan must not change result type", SQLSTATE 0A000),
+  // and all are gone after a DISCARD ALL or DEALLOCATE, which a connection pooler may run
+  // ("prepared statement does not exist", 26000). Opened afresh, the session prepares them anew.
+  const bool names_lost = message.find("(SQLSTATE 0A000)") != std::string_view::npos ||
+                          message.find("(SQLSTATE 26000)") != std::string_view::npos;
   if (failure == DatabaseFailure::connection_lost && connection_ != nullptr) {
     drop(task, farewell_.empty() ? message : farewell_);
-  } else if ((failure == DatabaseFailure::read_only && !read_only_) || stale_plan) {
+  } else if ((failure == DatabaseFailure::read_only && !read_only_) || names_lost) {
     // Opened afresh for the next statement (after a refused write, it may reach the writable server:
     // see the header).
     PQfinish(connection_);

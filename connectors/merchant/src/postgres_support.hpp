@@ -105,7 +105,8 @@ PgParam text_array(std::span<const std::string> values);
 // and then executed by name, so the server parses and plans it once a session, not at every run.
 // The names belong to the session: a connection opened again prepares them anew. A prepared
 // statement whose table changed a column's type fails its next run (the server will not change its
-// result type): that run fails as `other`, and the connection is opened afresh for the next.
+// result type), and so does every name after a DISCARD ALL or DEALLOCATE (a connection pooler's
+// reset): that run fails as `other`, and the connection is opened afresh for the next.
 class PostgresConnection {
  public:
   // Texts prepared in one session at most; others run unnamed, so that texts that vary cannot grow
