@@ -164,7 +164,7 @@ TEST_F(PushWorkTest, ABacklogIsCommittedAFewTimesPerChunkNotPerSend) {
   EXPECT_LE(results, 0.04) << commits["merchant.db"] << " commits of the merchant database";
 }
 
-// `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by a first order),
+// `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by the first orders),
 // one order costs the checkpoint store one synced commit, its mark before it leaves (its intake, its
 // answer and the result note ride with the next sync), and nothing is compiled again (nor the
 // intakes' statements on the merchant database, which every poll runs, nor its read of the changed
