@@ -38,7 +38,15 @@ class CachedTransaction {
   // `begin`: "BEGIN DEFERRED" or "BEGIN IMMEDIATE".
   CachedTransaction(StatementCache& statements, SQLite::Database& db, const std::string& begin)
       : statements_(statements), db_(db) {
-    statements_.prepared(db_, begin).exec();
+    SQLite::Statement& statement = statements_.prepared(db_, begin);
+    try {
+      statement.exec();
+    } catch (const SQLite::Exception&) {
+      // A BEGIN IMMEDIATE refused as busy still holds its read snapshot until reset: later reads on
+      // the connection would not see newer commits.
+      statement.tryReset();
+      throw;
+    }
   }
   ~CachedTransaction() {
     if (ended_) return;
