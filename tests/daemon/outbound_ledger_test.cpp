@@ -1,6 +1,7 @@
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -336,6 +337,55 @@ TEST_F(OutboundLedgerTest, AProductUpdateIsAppliedAndTheNextVersionIsQueuedAgain
   ledger.mark_in_flight(LedgerKind::product_create, "P-1");
   ledger.mark_created(LedgerKind::product_create, "P-1", 41, "");
   EXPECT_EQ(ledger.offer(LedgerKind::product_create, "P-1", "v2", "{}"), Offer::already_sent);
+}
+
+// SQLite's virtual machine steps of the statements that finish on `db` while `work` runs.
+template <typename Work>
+long vm_steps_of(SQLite::Database& db, Work work) {
+  long steps = 0;
+  sqlite3_trace_v2(
+      db.getHandle(), SQLITE_TRACE_PROFILE,
+      [](unsigned, void* total, void* statement, void*) {
+        *static_cast<long*>(total) += sqlite3_stmt_status(static_cast<sqlite3_stmt*>(statement),
+                                                          SQLITE_STMTSTATUS_VM_STEP, 1);
+        return 0;
+      },
+      &steps);
+  work();
+  sqlite3_trace_v2(db.getHandle(), 0, nullptr, nullptr);
+  return steps;
+}
+
+// The ledger keeps every entry it sent, and the progress report counts it every few seconds: the
+// counts are kept as entries come, change state and go (by any connection), so counting costs the
+// same with 100 entries or 20,000.
+TEST_F(OutboundLedgerTest, CountingCostsTheSameHoweverManyEntriesTheLedgerKeeps) {
+  SQLite::Database& db = store->database();
+  const auto add_created = [&](int from, int to) {
+    db.exec(fmt::format("WITH RECURSIVE n(i) AS (SELECT {} UNION ALL SELECT i + 1 FROM n WHERE i < {}) "
+                        "INSERT INTO outbound_ledger (kind, source_key, content_hash, state, created_at, updated_at) "
+                        "SELECT 'order_create', 'O-' || i, 'h', 'created', '2026-01-01T00:00:00.000Z', "
+                        "'2026-01-01T00:00:00.000Z' FROM n",
+                        from, to));
+  };
+  add_created(1, 100);
+  ASSERT_EQ(ledger.offer(kOrder, "R-1", "h", "{}"), Offer::queued);
+  ASSERT_EQ(ledger.offer(kOrder, "R-2", "h", "{}"), Offer::queued);
+  ledger.mark_in_flight(kOrder, "R-2");
+  std::map<std::pair<LedgerKind, LedgerState>, int> counts;
+  const long few = vm_steps_of(db, [&] { counts = ledger.backlog(); });
+  EXPECT_EQ(counts, (std::map<std::pair<LedgerKind, LedgerState>, int>{{{kOrder, LedgerState::created}, 100},
+                                                                      {{kOrder, LedgerState::pending}, 1},
+                                                                      {{kOrder, LedgerState::in_flight}, 1}}));
+
+  add_created(101, 20000);
+  ledger.mark_created(kOrder, "R-2", 7, "");
+  db.exec("DELETE FROM outbound_ledger WHERE source_key = 'O-1'");
+  const long many = vm_steps_of(db, [&] { counts = ledger.backlog(); });
+  EXPECT_EQ(counts, (std::map<std::pair<LedgerKind, LedgerState>, int>{{{kOrder, LedgerState::created}, 20000},
+                                                                      {{kOrder, LedgerState::pending}, 1}}));
+  // A row of counts fewer or more changes a few steps; reading the entries, thousands.
+  EXPECT_LE(many, few + 20) << many << " steps to count 20,000 entries against " << few << " for 100";
 }
 
 // A store written before `applied` existed keeps its applied cancels, now named so.

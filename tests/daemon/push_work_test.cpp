@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "fulfillsync/config/loader.hpp"
+#include "fulfillsync/merchant/source_rows.hpp"
 #include "service/service.hpp"
 #include "sync_fixture.hpp"
 
@@ -56,15 +57,20 @@ int count_commits(sqlite3* db, const char**, const void*) {
 }
 
 // What the checkpoint store's connection did while counting: statements that read or wrote the
-// outbound ledger, and statements compiled (SQLite's authorizer is called only while one is).
+// outbound ledger or the tracking marks, and statements compiled (SQLite's authorizer is called only
+// while one is).
 struct StoreWork {
   std::mutex mutex;
   std::vector<std::string> ledger_statements;
+  std::vector<std::string> mark_statements;
   long compiled = 0;
   std::vector<std::string> compiled_sql;  // what the authorizer saw compiled, for the failure message
   // The merchant database's statements that every poll runs, compiled: its PRAGMA data_version and
   // the change log's read (the only statement that reads fulfillsync_changes.reference_id).
   std::vector<std::string> poll_statements_compiled;
+  // The merchant database's statements compiled that read the orders' source tables (the rows the
+  // change log names and their lines).
+  std::vector<std::string> source_reads_compiled;
 };
 std::atomic<StoreWork*> g_store_work = nullptr;
 
@@ -79,9 +85,9 @@ int on_store_statement(unsigned, void* db, void* statement, void*) {
   StoreWork* work = g_store_work.load();
   if (work == nullptr || !is_checkpoint_store(static_cast<sqlite3*>(db))) return 0;
   const std::string sql = sqlite3_sql(static_cast<sqlite3_stmt*>(statement));
-  if (sql.find("outbound_ledger") == std::string::npos) return 0;
   const std::lock_guard lock(work->mutex);
-  work->ledger_statements.push_back(sql);
+  if (sql.find("outbound_ledger") != std::string::npos) work->ledger_statements.push_back(sql);
+  if (sql.find("tracking_marks") != std::string::npos) work->mark_statements.push_back(sql);
   return 0;
 }
 
@@ -94,6 +100,11 @@ int on_compile(void* db, int action, const char* first, const char* second, cons
        (action == SQLITE_READ && object == "fulfillsync_changes" && detail == "reference_id"))) {
     const std::lock_guard lock(work->mutex);
     work->poll_statements_compiled.push_back(fmt::format("{} {}", object, detail));
+  }
+  if (is_file(static_cast<sqlite3*>(db), "merchant.db") && action == SQLITE_READ &&
+      (object == merchant::kOrdersTable || object == merchant::kOrderLinesTable)) {
+    const std::lock_guard lock(work->mutex);
+    work->source_reads_compiled.push_back(fmt::format("{} {}", object, detail));
   }
   if (!is_checkpoint_store(static_cast<sqlite3*>(db))) return SQLITE_OK;
   // SQLite compiles `PRAGMA synchronous = ...` again each time it runs, cached or not: the price of a
@@ -153,19 +164,24 @@ TEST_F(PushWorkTest, ABacklogIsCommittedAFewTimesPerChunkNotPerSend) {
   EXPECT_LE(results, 0.04) << commits["merchant.db"] << " commits of the merchant database";
 }
 
-// `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by a first order),
+// `fulfillsyncd run` at a trickle, in process. Once warm (every statement prepared by the first orders),
 // one order costs the checkpoint store one synced commit, its mark before it leaves (its intake, its
 // answer and the result note ride with the next sync), and nothing is compiled again (nor the
-// intakes' statements on the merchant database, which every poll runs). Then,
-// with nothing to do, the push jobs' runs ask the outbound ledger nothing (PRAGMA data_version and
-// counts kept in memory say nothing changed) and commit nothing.
+// intakes' statements on the merchant database, which every poll runs, nor its read of the changed
+// rows and their lines, whatever their number). Then, with nothing to do, the push jobs' runs ask the
+// outbound ledger nothing and mark_tracking's runs the tracking marks nothing (PRAGMA data_version
+// and counts kept in memory say nothing changed), and nothing is committed.
 TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
   start_sandbox();
   // No progress report in the counted time: it reads the ledger's counts for the metrics.
   std::string config = read_file(config_path);
   const std::string progress = "progress_interval: 1s";
   ASSERT_NE(config.find(progress), std::string::npos);
-  write_file(config_path, config.replace(config.find(progress), progress.size(), "progress_interval: 1h"));
+  config.replace(config.find(progress), progress.size(), "progress_interval: 1h");
+  const std::string last_job = "    push_returns: {interval: 50ms}\n";
+  ASSERT_NE(config.find(last_job), std::string::npos);
+  write_file(config_path,
+             config.replace(config.find(last_job), last_job.size(), last_job + "    mark_tracking: {interval: 50ms}\n"));
 
   sqlite3_auto_extension(reinterpret_cast<void (*)()>(watch_connection));
   std::atomic<int> exit_code = -1;
@@ -182,12 +198,16 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
     sqlite3_cancel_auto_extension(reinterpret_cast<void (*)()>(watch_connection));
   };
 
-  insert_order("WARM-1", 1);
-  if (!wait_for_result("WARM-1", "created", 20s)) {
-    stop();
-    FAIL() << "the first order was not created";
+  // Two orders warm every statement: the first may be read by the catch-up after the start, the
+  // second by the change log, as every order after it.
+  for (const std::string reference : {"WARM-1", "WARM-2"}) {
+    insert_order(reference, reference == "WARM-1" ? 1 : 3);
+    if (!wait_for_result(reference, "created", 20s)) {
+      stop();
+      FAIL() << reference << " was not created";
+    }
   }
-  std::this_thread::sleep_for(500ms);  // its results written, the runs after it done
+  std::this_thread::sleep_for(500ms);  // their results written, the runs after them done
 
   StoreWork one_order;
   std::map<std::string, long> one_order_commits;
@@ -215,6 +235,8 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
   EXPECT_EQ(one_order.compiled, 0) << fmt::format("{}", fmt::join(one_order.compiled_sql, "\n"));
   EXPECT_EQ(one_order.poll_statements_compiled, std::vector<std::string>{})
       << "the intakes' statements on the merchant database compiled again";
+  EXPECT_EQ(one_order.source_reads_compiled, std::vector<std::string>{})
+      << "the reads of the changed rows and their lines compiled again";
   EXPECT_EQ(idle.poll_statements_compiled, std::vector<std::string>{})
       << "the intakes' statements on the merchant database compiled again";
   EXPECT_EQ(idle_commits["checkpoint.db"], 0) << "synced commits of the checkpoint store while idle";
@@ -222,6 +244,9 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
   EXPECT_TRUE(idle.ledger_statements.empty())
       << idle.ledger_statements.size() << " statements on the outbound ledger while idle, the first: "
       << (idle.ledger_statements.empty() ? "" : idle.ledger_statements.front());
+  EXPECT_TRUE(idle.mark_statements.empty())
+      << idle.mark_statements.size() << " statements on the tracking marks while idle, the first: "
+      << (idle.mark_statements.empty() ? "" : idle.mark_statements.front());
 }
 
 }  // namespace

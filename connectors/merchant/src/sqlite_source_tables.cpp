@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "fulfillsync/common/json_writer.hpp"
 #include "fulfillsync/schema/migrations.hpp"
 #include "source_assembly.hpp"
 #include "sqlite_change_time.hpp"
@@ -41,21 +42,32 @@ std::string select_rows_sql(std::string_view where) {
   return sql + " FROM " + sql_name(Source<Row>::table) + " AS t WHERE " + std::string(where);
 }
 
+// The keys a statement reads, bound as one parameter: a JSON array that `json_each(?)` lists, so that
+// the statement's text is the same whatever their number and it is prepared once.
+std::string json_keys(std::span<const std::string> keys) {
+  json::JsonWriter array;
+  array.begin_array();
+  for (const std::string& key : keys) array.value(key);
+  return array.end_array().take();
+}
+
+// The lines of the rows whose keys `?1` lists (json_keys). An optional line column missing from the
+// table is read as NULL: the text depends on the schema.
 template <typename Row>
-std::string select_lines_sql(SQLite::Database& db, std::size_t keys) {
+std::string select_lines_sql(SQLite::Database& db) {
   const std::string parent = column_of("l", Source<Row>::parent);
   std::string sql = "SELECT " + parent;
   for (const auto& column : Source<Row>::line_columns()) {
     sql += ", " + select_column(db, Source<Row>::lines_table, "l", column.name, column.optional);
   }
-  sql += " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent + " IN (";
-  for (std::size_t i = 0; i < keys; ++i) sql += i == 0 ? "?" : ", ?";
-  return sql + ") ORDER BY " + parent + ", " + column_of("l", Source<Row>::line_order);
+  return sql + " FROM " + sql_name(Source<Row>::lines_table) + " AS l WHERE " + parent +
+         " IN (SELECT value FROM json_each(?1)) ORDER BY " + parent + ", " + column_of("l", Source<Row>::line_order);
 }
 
-// Fills the rows of `query` and their lines; the caller holds the read transaction.
+// Fills the rows of `query` and their lines (`lines_sql`: select_lines_sql); the caller holds the
+// read transaction.
 template <typename Row>
-std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
+std::vector<Row> collect(SqliteConnection& connection, const std::string& lines_sql, SQLite::Statement& query) {
   std::vector<Row> rows;
   while (query.executeStep()) {
     rows.push_back(make_row<Row>(query.getColumn(0).getString(), query.getColumn(1).getString(),
@@ -63,17 +75,16 @@ std::vector<Row> collect(SQLite::Database& db, SQLite::Statement& query) {
                                    return read_field(query.getColumn(static_cast<int>(i + 3)));
                                  }));
   }
-  // Lines of the batch, a few hundred keys per statement (well below SQLite's parameter limit).
-  constexpr std::size_t kKeysPerQuery = 500;
+  if (rows.empty()) return rows;
+  std::vector<std::string> keys;
+  keys.reserve(rows.size());
+  for (const Row& row : rows) keys.push_back(row.reference_id);
   RowAssembly<Row> assembly(rows);
-  for (std::size_t first = 0; first < rows.size(); first += kKeysPerQuery) {
-    const std::size_t count = std::min(kKeysPerQuery, rows.size() - first);
-    SQLite::Statement lines(db, select_lines_sql<Row>(db, count));
-    for (std::size_t i = 0; i < count; ++i) lines.bind(static_cast<int>(i + 1), rows[first + i].reference_id);
-    while (lines.executeStep()) {
-      assembly.add_line(lines.getColumn(0).getString(),
-                        [&](std::size_t i) { return read_field(lines.getColumn(static_cast<int>(i + 1))); });
-    }
+  SQLite::Statement& lines = connection.prepared(lines_sql);
+  lines.bind(1, json_keys(keys));
+  while (lines.executeStep()) {
+    assembly.add_line(lines.getColumn(0).getString(),
+                      [&](std::size_t i) { return read_field(lines.getColumn(static_cast<int>(i + 1))); });
   }
   return rows;
 }
@@ -97,11 +108,11 @@ std::uint64_t SqliteSourceTables::change_counter() {
 namespace {
 
 template <typename Row>
-std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
+std::vector<Row> read_range(SqliteConnection& connection, const std::string& lines_sql, const ReadRange& range) {
   const std::string time(kChangeTimeSql);
   std::string where = "(" + time + ", t.reference_id) > (?1, ?2)";
   if (range.through) where += " AND (" + time + ", t.reference_id) <= (?3, ?4)";
-  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY 3, t.reference_id LIMIT ?5");
+  SQLite::Statement query(connection.db(), select_rows_sql<Row>(where) + " ORDER BY 3, t.reference_id LIMIT ?5");
   query.bind(1, range.after.updated_at);
   query.bind(2, range.after.reference_id);
   if (range.through) {
@@ -109,35 +120,30 @@ std::vector<Row> read_range(SQLite::Database& db, const ReadRange& range) {
     query.bind(4, range.through->reference_id);
   }
   query.bind(5, static_cast<int64_t>(range.limit));
-  return collect<Row>(db, query);
+  return collect<Row>(connection, lines_sql, query);
 }
 
 template <typename Row>
-std::vector<Row> read_key_range(SQLite::Database& db, const KeyRange& range) {
+std::vector<Row> read_key_range(SqliteConnection& connection, const std::string& lines_sql, const KeyRange& range) {
   // The primary key gives the order: each page computes the change time of its own rows only.
   const std::string where = "t.reference_id > ?1 AND (" + std::string(kChangeTimeSql) + ", t.reference_id) > (?2, ?3)";
-  SQLite::Statement query(db, select_rows_sql<Row>(where) + " ORDER BY t.reference_id LIMIT ?4");
+  SQLite::Statement query(connection.db(), select_rows_sql<Row>(where) + " ORDER BY t.reference_id LIMIT ?4");
   query.bind(1, range.after_key);
   query.bind(2, range.changed_after.updated_at);
   query.bind(3, range.changed_after.reference_id);
   query.bind(4, static_cast<int64_t>(range.limit));
-  return collect<Row>(db, query);
+  return collect<Row>(connection, lines_sql, query);
 }
 
+// The rows of `keys`: what the change log names, read after every change, so prepared once.
 template <typename Row>
-std::vector<Row> read_keys(SQLite::Database& db, std::span<const std::string> keys) {
-  std::vector<Row> rows;
-  constexpr std::size_t kKeysPerQuery = 500;
-  for (std::size_t first = 0; first < keys.size(); first += kKeysPerQuery) {
-    const std::size_t count = std::min(kKeysPerQuery, keys.size() - first);
-    std::string where = "t.reference_id IN (";
-    for (std::size_t i = 0; i < count; ++i) where += i == 0 ? "?" : ", ?";
-    SQLite::Statement query(db, select_rows_sql<Row>(where + ") ORDER BY t.updated_at, t.reference_id"));
-    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 1), keys[first + i]);
-    auto batch = collect<Row>(db, query);
-    std::move(batch.begin(), batch.end(), std::back_inserter(rows));
-  }
-  return rows;
+std::vector<Row> read_keys(SqliteConnection& connection, const std::string& lines_sql,
+                           std::span<const std::string> keys) {
+  static const std::string sql =
+      select_rows_sql<Row>("t.reference_id IN (SELECT value FROM json_each(?1))") + " ORDER BY t.updated_at, t.reference_id";
+  SQLite::Statement& query = connection.prepared(sql);
+  query.bind(1, json_keys(keys));
+  return collect<Row>(connection, lines_sql, query);
 }
 
 // One read transaction, so that rows and their lines are one snapshot; committed before returning.
@@ -145,7 +151,7 @@ template <typename Row, typename Read>
 std::vector<Row> read_snapshot(SqliteConnection& connection, Read read, bool nothing_to_read = false) {
   if (nothing_to_read) return {};
   std::vector<Row> rows = connection.guarded(fmt::format("reading {}", Source<Row>::table), [&] {
-    SQLite::Transaction transaction(connection.db(), SQLite::TransactionBehavior::DEFERRED);
+    sqlite::CachedTransaction transaction = connection.transaction("BEGIN DEFERRED");
     std::vector<Row> snapshot = read();
     transaction.commit();
     return snapshot;
@@ -156,25 +162,45 @@ std::vector<Row> read_snapshot(SqliteConnection& connection, Read read, bool not
 
 }  // namespace
 
+template <typename Row>
+const std::string& SqliteSourceTables::lines_sql() {
+  // Read inside the snapshot: the schema the statement is prepared against.
+  SQLite::Statement& query = connection_.prepared("PRAGMA schema_version");
+  query.executeStep();
+  const std::int64_t schema_version = query.getColumn(0).getInt64();
+  query.reset();
+  SchemaBoundSql& lines = lines_sql_[Source<Row>::lines_table];
+  if (lines.sql.empty() || lines.schema_version != schema_version) {
+    lines = {.schema_version = schema_version, .sql = select_lines_sql<Row>(db())};
+  }
+  return lines.sql;
+}
+
 std::vector<OrderRow> SqliteSourceTables::read_orders(const ReadRange& range) {
-  return read_snapshot<OrderRow>(connection_, [&] { return read_range<OrderRow>(db(), range); });
+  return read_snapshot<OrderRow>(connection_,
+                                 [&] { return read_range<OrderRow>(connection_, lines_sql<OrderRow>(), range); });
 }
 std::vector<ReturnRow> SqliteSourceTables::read_returns(const ReadRange& range) {
-  return read_snapshot<ReturnRow>(connection_, [&] { return read_range<ReturnRow>(db(), range); });
+  return read_snapshot<ReturnRow>(connection_,
+                                  [&] { return read_range<ReturnRow>(connection_, lines_sql<ReturnRow>(), range); });
 }
 std::vector<OrderRow> SqliteSourceTables::read_orders_by_key(const KeyRange& range) {
-  return read_snapshot<OrderRow>(connection_, [&] { return read_key_range<OrderRow>(db(), range); });
+  return read_snapshot<OrderRow>(
+      connection_, [&] { return read_key_range<OrderRow>(connection_, lines_sql<OrderRow>(), range); });
 }
 std::vector<ReturnRow> SqliteSourceTables::read_returns_by_key(const KeyRange& range) {
-  return read_snapshot<ReturnRow>(connection_, [&] { return read_key_range<ReturnRow>(db(), range); });
+  return read_snapshot<ReturnRow>(
+      connection_, [&] { return read_key_range<ReturnRow>(connection_, lines_sql<ReturnRow>(), range); });
 }
 std::vector<OrderRow> SqliteSourceTables::read_orders(std::span<const std::string> reference_ids) {
   return read_snapshot<OrderRow>(
-      connection_, [&] { return read_keys<OrderRow>(db(), reference_ids); }, reference_ids.empty());
+      connection_, [&] { return read_keys<OrderRow>(connection_, lines_sql<OrderRow>(), reference_ids); },
+      reference_ids.empty());
 }
 std::vector<ReturnRow> SqliteSourceTables::read_returns(std::span<const std::string> reference_ids) {
   return read_snapshot<ReturnRow>(
-      connection_, [&] { return read_keys<ReturnRow>(db(), reference_ids); }, reference_ids.empty());
+      connection_, [&] { return read_keys<ReturnRow>(connection_, lines_sql<ReturnRow>(), reference_ids); },
+      reference_ids.empty());
 }
 
 std::vector<OpenRowVersion> SqliteSourceTables::open_row_versions(SourceKind kind, std::string_view after_key,
@@ -360,13 +386,14 @@ std::vector<ProductRow> SqliteSourceTables::read_products(std::string_view after
     SQLite::Statement query(db(), select_rows_sql<ProductRow>("t.reference_id > ?1") + " ORDER BY t.reference_id LIMIT ?2");
     query.bind(1, std::string(after_key));
     query.bind(2, static_cast<int64_t>(limit));
-    return collect<ProductRow>(db(), query);
+    return collect<ProductRow>(connection_, lines_sql<ProductRow>(), query);
   });
 }
 
 std::vector<ProductRow> SqliteSourceTables::read_products(std::span<const std::string> reference_ids) {
   if (reference_ids.empty()) return {};
-  return read_catalog(connection_, [&] { return read_keys<ProductRow>(db(), reference_ids); });
+  return read_catalog(connection_,
+                      [&] { return read_keys<ProductRow>(connection_, lines_sql<ProductRow>(), reference_ids); });
 }
 
 std::optional<std::string> SqliteSourceTables::catalog_change_position() {

@@ -1,4 +1,7 @@
 #pragma once
+#include <map>
+#include <string_view>
+
 #include "fulfillsync/merchant/source_tables.hpp"
 #include "sqlite_support.hpp"
 
@@ -45,8 +48,17 @@ class SqliteSourceTables final : public SourceTables {
 
  private:
   SQLite::Database& db() { return connection_.db(); }
+  // The text that reads the lines of Row's rows (prepared once), built again when the schema changes:
+  // an optional line column added or dropped since. Called inside the read transaction.
+  template <typename Row>
+  const std::string& lines_sql();
 
   SqliteConnection& connection_;
+  struct SchemaBoundSql {
+    std::int64_t schema_version = 0;
+    std::string sql;
+  };
+  std::map<std::string_view, SchemaBoundSql> lines_sql_;  // by lines table
 };
 
 }  // namespace fulfillsync::merchant

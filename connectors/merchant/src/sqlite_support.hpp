@@ -17,7 +17,6 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
-#include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
 #include "fulfillsync/common/sqlite_read_only.hpp"
@@ -42,6 +41,8 @@ class SqliteConnection {
   // The statement for `sql`, prepared on first use and reset for reuse: for what every poll runs. A
   // caller that stops stepping a query early resets it (left on a row, it holds its read snapshot).
   SQLite::Statement& prepared(const std::string& sql);
+  // A transaction over cached statements (see sqlite::CachedTransaction); `begin` as it says there.
+  sqlite::CachedTransaction transaction(const std::string& begin) { return {statements_, *db_, begin}; }
   const std::filesystem::path& path() const { return path_; }
   const std::string& prefix() const { return prefix_; }
 
@@ -68,7 +69,7 @@ class SqliteConnection {
   template <typename Work>
   auto in_write_transaction(std::string_view task, Work work) -> decltype(work()) {
     return guarded(task, [&] {
-      SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+      sqlite::CachedTransaction transaction = this->transaction("BEGIN IMMEDIATE");
       if constexpr (std::is_void_v<decltype(work())>) {
         work();
         transaction.commit();

@@ -51,11 +51,33 @@ asio::awaitable<JobRun> MarkTrackingJob::run() {
   JobRun run;
   if (backoff_.holds(run)) co_return run;
   take_in(run);
-  co_await reconcile(run);
-  if (run.back_off == 0ms) co_await send(run);
-  write_results();
+  if (!still_idle()) {
+    co_await reconcile(run);
+    if (run.back_off == 0ms) co_await send(run);
+    const bool results_written = write_results();
+    note_if_idle(results_written, run);
+  }
   if (run.back_off == 0ms && std::chrono::steady_clock::now() >= next_sweep_) co_await sweep(run);
   co_return run;
+}
+
+int MarkTrackingJob::backlog() { return still_idle() ? 0 : std::max(0, ledger_.waiting() - held_back_); }
+
+bool MarkTrackingJob::still_idle() {
+  if (idle_at_ && *idle_at_ == ledger_.version()) return true;
+  idle_at_.reset();
+  return false;
+}
+
+void MarkTrackingJob::note_if_idle(bool results_written, const JobRun& run) {
+  // The version first: a change made after it is seen by the next run.
+  const CheckpointStore::Version version = ledger_.version();
+  // A mark the provider refused is due again later, an unknown one once quiet: only a ledger with
+  // nothing to send, look up or retry is left alone.
+  if (results_written && run.ok && !run.more && run.back_off == 0ms && ledger_.waiting() == 0 &&
+      ledger_.failing() == 0) {
+    idle_at_ = version;
+  }
 }
 
 // Reading the merchant's tracking rows (not its change counter: the daemon's own writes do not move
@@ -240,21 +262,22 @@ asio::awaitable<void> MarkTrackingJob::send(JobRun& run) {
   failpoint("mark_tracking.after_ledger_commit");
 }
 
-void MarkTrackingJob::write_results() {
+bool MarkTrackingJob::write_results() {
   const auto results = ledger_.unwritten_results(kResultBatch);
-  if (results.empty()) return;
+  if (results.empty()) return true;
   try {
     context_.merchant.record_tracking_marks(results);
   } catch (const merchant::MerchantDatabaseError& e) {
     // The ledger keeps them; the next run writes them.
     spdlog::warn("mark_tracking: writing {} marks to the merchant database: {}", results.size(), e.what());
     context_.metrics.count_result_write_failure();
-    return;
+    return false;
   }
   failpoint("mark_tracking.after_result_write");
   auto batch = ledger_.batch();
   ledger_.results_written(results);
   batch.commit();
+  return static_cast<int>(results.size()) < kResultBatch;
 }
 
 // The provider's own list of what is not marked: tracking the pull missed reaches the merchant

@@ -30,7 +30,7 @@ class MarkTrackingJob final : public Job {
   std::string_view name() const override { return "mark_tracking"; }
   boost::asio::awaitable<JobRun> run() override;
   // Marks held back to fill a batch wait by design: not backlog (no progress line, no STATUS for them).
-  int backlog() override { return std::max(0, ledger_.waiting() - held_back_); }
+  int backlog() override;
   bool paused() const override { return backoff_.paused(); }
 
  private:
@@ -40,7 +40,12 @@ class MarkTrackingJob final : public Job {
   void drop_unlisted(std::vector<TrackingMark>& due, JobRun& run);
   // How much longer the batch `due` waits to fill up, or nothing: send it now.
   std::optional<std::chrono::milliseconds> batch_wait_left(const std::vector<TrackingMark>& due);
-  void write_results();
+  // Whether every settled mark's result is written.
+  bool write_results();
+  // Whether the last run left nothing to send, look up, retry or write and no mark changed since
+  // (TrackingMarkLedger::version): a run then asks the ledger nothing.
+  bool still_idle();
+  void note_if_idle(bool results_written, const JobRun& run);
   boost::asio::awaitable<void> sweep(JobRun& run);
 
   PullContext context_;
@@ -59,6 +64,7 @@ class MarkTrackingJob final : public Job {
   // Since when this process has held back the batch now waiting (nothing: none waits).
   std::optional<std::chrono::steady_clock::time_point> filling_since_;
   int held_back_ = 0;  // marks of that batch
+  std::optional<CheckpointStore::Version> idle_at_;  // see still_idle
 };
 
 }  // namespace fulfillsync::daemon

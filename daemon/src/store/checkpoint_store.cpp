@@ -136,22 +136,11 @@ std::int64_t CheckpointStore::data_version() {
   return version;
 }
 
-CheckpointStore::WriteTransaction::WriteTransaction(CheckpointStore& store) : store_(store) {
-  store_.prepared("BEGIN IMMEDIATE").exec();
-}
-
-CheckpointStore::WriteTransaction::~WriteTransaction() {
-  if (ended_) return;
-  try {
-    store_.prepared("ROLLBACK").exec();
-  } catch (const SQLite::Exception&) {
-    // Already rolled back by SQLite (an I/O error, a full disk): nothing is left open.
-  }
-}
+CheckpointStore::WriteTransaction::WriteTransaction(CheckpointStore& store)
+    : store_(store), transaction_(store.statements_, *store.db_, "BEGIN IMMEDIATE") {}
 
 void CheckpointStore::WriteTransaction::commit() {
-  store_.prepared("COMMIT").exec();
-  ended_ = true;
+  transaction_.commit();
   if (store_.commits_synced_) ++store_.synced_commits_;
 }
 

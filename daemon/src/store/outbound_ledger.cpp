@@ -525,7 +525,8 @@ void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
 }
 
 std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
-  SQLite::Statement& query = store_.prepared("SELECT kind, state, count(*) FROM outbound_ledger GROUP BY kind, state");
+  // The counts the triggers keep (schema version 9): a few rows, however long the ledger.
+  SQLite::Statement& query = store_.prepared("SELECT kind, state, count FROM outbound_ledger_counts WHERE count > 0");
   std::map<std::pair<LedgerKind, LedgerState>, int> counts;
   while (query.executeStep()) {
     counts[{kind_from(query.getColumn(0).getString()), state_from(query.getColumn(1).getString())}] =
@@ -546,7 +547,7 @@ int OutboundLedger::waiting(LedgerKind kind) {
 }
 
 OutboundLedger::Version OutboundLedger::version(std::initializer_list<LedgerKind> kinds) {
-  return {.own_writes = own_writes(kinds), .others = store_.data_version()};
+  return store_.version(own_writes(kinds));
 }
 
 std::uint64_t OutboundLedger::own_writes(std::initializer_list<LedgerKind> kinds) const {

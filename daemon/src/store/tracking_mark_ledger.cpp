@@ -55,6 +55,7 @@ TrackingMarkLedger::Batch::Batch(TrackingMarkLedger& ledger)
 void TrackingMarkLedger::Batch::commit() { transaction_.commit(); }
 
 int TrackingMarkLedger::recover_interrupted() {
+  ++writes_;
   return store_.database().exec(
       fmt::format("UPDATE tracking_marks SET state = 'unknown', last_error = 'interrupted while in flight', "
                   "updated_at = {} WHERE state = 'in_flight'",
@@ -73,6 +74,7 @@ int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipment
     insert.bind(2, static_cast<int64_t>(shipment.order_id));
     added += insert.exec();
   }
+  if (added > 0) ++writes_;
   return added;
 }
 
@@ -106,6 +108,7 @@ std::vector<TrackingMark> TrackingMarkLedger::unclear(std::chrono::milliseconds 
 void TrackingMarkLedger::transition(std::int64_t shipment_id, std::initializer_list<MarkState> from, MarkState to,
                                     std::optional<std::string_view> error,
                                     std::optional<std::chrono::seconds> retry_after, bool count_attempt) {
+  ++writes_;
   std::string allowed;
   for (const MarkState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
   // A settled state (marked, or a failure with its reason) is what the merchant's row shows next.
@@ -144,6 +147,7 @@ void TrackingMarkLedger::mark_failed(std::int64_t shipment_id, std::string_view 
 }
 
 void TrackingMarkLedger::mark_not_sent(std::int64_t shipment_id) {
+  ++writes_;
   // The attempt counted by mark_in_flight is taken back: nothing reached the provider.
   SQLite::Statement& update = store_.prepared(fmt::format(
       "UPDATE tracking_marks SET state = 'pending', attempts = max(attempts - 1, 0), next_attempt_at = {0}, "
@@ -163,6 +167,7 @@ void TrackingMarkLedger::mark_absent(std::int64_t shipment_id) {
 }
 
 void TrackingMarkLedger::forget_pending(std::int64_t shipment_id) {
+  ++writes_;
   SQLite::Statement& drop = store_.prepared("DELETE FROM tracking_marks WHERE shipment_id = ? AND state = 'pending'");
   drop.bind(1, static_cast<int64_t>(shipment_id));
   drop.exec();
@@ -189,6 +194,7 @@ std::vector<merchant::TrackingMarkResult> TrackingMarkLedger::unwritten_results(
 }
 
 void TrackingMarkLedger::results_written(std::span<const merchant::TrackingMarkResult> results) {
+  ++writes_;
   SQLite::Statement& drop = store_.prepared("DELETE FROM tracking_marks WHERE shipment_id = ? AND state = 'marked'");
   SQLite::Statement& keep =
       store_.prepared("UPDATE tracking_marks SET result_pending = 0 WHERE shipment_id = ? AND state <> 'marked'");

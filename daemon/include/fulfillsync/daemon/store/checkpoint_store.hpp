@@ -76,6 +76,16 @@ class CheckpointStore {
   // operator's `retry` beside the daemon), not with this connection's own.
   std::int64_t data_version();
 
+  // What can change a ledger's entries: its own writes, counted in memory by the ledger, and every
+  // commit another connection makes (data_version). Equal versions, nothing changed between them.
+  // Costs no query but the pragma.
+  struct Version {
+    std::uint64_t own_writes = 0;
+    std::int64_t others = 0;
+    friend bool operator==(const Version&, const Version&) = default;
+  };
+  Version version(std::uint64_t own_writes) { return {.own_writes = own_writes, .others = data_version()}; }
+
   // Whether commits are synced (synchronous = FULL, the default) or, in WAL mode, written without a
   // sync that the next synced commit makes for them (NORMAL).
   void sync_commits(bool synced);
@@ -88,14 +98,13 @@ class CheckpointStore {
   class WriteTransaction {
    public:
     explicit WriteTransaction(CheckpointStore& store);
-    ~WriteTransaction();
     WriteTransaction(const WriteTransaction&) = delete;
     WriteTransaction& operator=(const WriteTransaction&) = delete;
     void commit();
 
    private:
     CheckpointStore& store_;
-    bool ended_ = false;
+    sqlite::CachedTransaction transaction_;
   };
 
   // A job's saved position (its own encoding), nothing before its first save.

@@ -245,15 +245,11 @@ class OutboundLedger {
   // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
   int waiting(LedgerKind kind);
 
-  // What can change the entries of some kinds: this ledger's own writes of them, counted in memory,
-  // and every commit another connection makes to the store (an operator's `retry`: PRAGMA
-  // data_version). Equal versions, nothing of those kinds changed between them: a job that found
-  // nothing to do need not ask the ledger again (PushJob::idle_at_). Costs no query but the pragma.
-  struct Version {
-    std::uint64_t own_writes = 0;
-    std::int64_t others = 0;
-    friend bool operator==(const Version&, const Version&) = default;
-  };
+  // What can change the entries of some kinds (CheckpointStore::Version): this ledger's own writes of
+  // them, and every commit another connection makes to the store (an operator's `retry`). Equal
+  // versions, nothing of those kinds changed between them: a job that found nothing to do need not
+  // ask the ledger again (PushJob::idle_at_).
+  using Version = CheckpointStore::Version;
   Version version(std::initializer_list<LedgerKind> kinds);
   // Only the first part: no query at all.
   std::uint64_t own_writes(std::initializer_list<LedgerKind> kinds) const;

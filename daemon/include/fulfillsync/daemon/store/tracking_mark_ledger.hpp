@@ -94,12 +94,17 @@ class TrackingMarkLedger {
   int failing();
   std::map<MarkState, int> counts();
 
+  // The marks' version (CheckpointStore::Version, as the outbound ledger's): unchanged, a job that
+  // found nothing to do need not ask again.
+  CheckpointStore::Version version() { return store_.version(writes_); }
+
  private:
   void transition(std::int64_t shipment_id, std::initializer_list<MarkState> from, MarkState to,
                   std::optional<std::string_view> error, std::optional<std::chrono::seconds> retry_after,
                   bool count_attempt);
 
   CheckpointStore& store_;
+  std::uint64_t writes_ = 0;  // this ledger's writes that may have changed a mark (see version())
 };
 
 }  // namespace fulfillsync::daemon
