@@ -78,6 +78,23 @@ std::string parameter_rows(std::size_t rows, std::size_t columns, std::size_t fi
   return text;
 }
 
+// Calls `write(page)` for each page of up to OutboundLedger::kRowsPerStatement of `items`.
+template <typename T, typename Write>
+void in_pages(std::span<const T> items, const Write& write) {
+  constexpr std::size_t kPage = OutboundLedger::kRowsPerStatement;
+  for (std::size_t first = 0; first < items.size(); first += kPage) {
+    write(items.subspan(first, std::min(kPage, items.size() - first)));
+  }
+}
+
+// A page moved must move every entry of it: one in another state means two writers or a logic error,
+// and carrying on could send an order twice.
+void check_moved(int changed, std::size_t page, LedgerKind kind, LedgerState to) {
+  FULFILLSYNC_INVARIANT(changed == static_cast<int>(page),
+                        fmt::format("outbound ledger: {} of {} {} entries cannot move to {}",
+                                    page - static_cast<std::size_t>(changed), page, to_string(kind), to_string(to)));
+}
+
 // Binds a borrowed text as TEXT: SQLiteCpp binds a pointer and a size as a BLOB, which equals no text.
 void bind_text(SQLite::Statement& statement, int index, std::string_view text) {
   statement.bind(index, std::string(text));
@@ -288,19 +305,12 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::span<const std::string
       "updated_at = {0}, sent_at = {0} WHERE kind = ?1 AND +state = 'pending' AND source_key IN {1}",
       kSqlNow, parameter_rows(1, kRowsPerStatement, 2));
   changed(kind);
-  for (std::size_t first = 0; first < source_keys.size(); first += kRowsPerStatement) {
+  in_pages(source_keys, [&](std::span<const std::string_view> page) {
     SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(to_string(kind)));
-    const auto page = source_keys.subspan(first, std::min(kRowsPerStatement, source_keys.size() - first));
-    for (std::size_t i = 0; i < page.size(); ++i) {
-      bind_text(update, static_cast<int>(i + 2), page[i]);
-    }
-    const int changed = update.exec();
-    // As in transition(): an entry not pending means two writers or a logic error.
-    FULFILLSYNC_INVARIANT(changed == static_cast<int>(page.size()),
-                          fmt::format("outbound ledger: {} of {} {} entries cannot move to in_flight",
-                                      page.size() - static_cast<std::size_t>(changed), page.size(), to_string(kind)));
-  }
+    for (std::size_t i = 0; i < page.size(); ++i) bind_text(update, static_cast<int>(i + 2), page[i]);
+    check_moved(update.exec(), page.size(), kind, LedgerState::in_flight);
+  });
 }
 
 void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key) {
@@ -321,10 +331,9 @@ void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> crea
       "answer.source_key AND +outbound_ledger.state IN ('in_flight', 'unknown')",
       kSqlNow, parameter_rows(kRowsPerStatement, 4, 2));
   changed(kind);
-  for (std::size_t first = 0; first < created.size(); first += kRowsPerStatement) {
+  in_pages(created, [&](std::span<const Created> page) {
     SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(to_string(kind)));
-    const auto page = created.subspan(first, std::min(kRowsPerStatement, created.size() - first));
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(2 + i * 4);
       bind_text(update, at, page[i].source_key);
@@ -332,11 +341,8 @@ void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> crea
       bind_text(update, at + 2, page[i].remote_status);
       bind_text(update, at + 3, page[i].remote_created_at);
     }
-    const int changed = update.exec();
-    FULFILLSYNC_INVARIANT(changed == static_cast<int>(page.size()),
-                          fmt::format("outbound ledger: {} of {} {} entries cannot move to created",
-                                      page.size() - static_cast<std::size_t>(changed), page.size(), to_string(kind)));
-  }
+    check_moved(update.exec(), page.size(), kind, LedgerState::created);
+  });
 }
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
@@ -588,9 +594,8 @@ void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) 
       "outbound_ledger.source_key = written.source_key AND outbound_ledger.updated_at = written.updated_at AND "
       "outbound_ledger.state = written.state",
       parameter_rows(kRowsPerStatement, 4, 1));
-  for (std::size_t first = 0; first < entries.size(); first += kRowsPerStatement) {
+  in_pages(entries, [&](std::span<const LedgerEntry> page) {
     SQLite::Statement& update = store_.prepared(sql);
-    const auto page = entries.subspan(first, std::min(kRowsPerStatement, entries.size() - first));
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(i * 4);
       update.bind(at + 1, std::string(to_string(page[i].kind)));
@@ -599,7 +604,7 @@ void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) 
       update.bind(at + 4, std::string(to_string(page[i].state)));
     }
     update.exec();
-  }
+  });
 }
 
 std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {
