@@ -73,7 +73,7 @@ TEST_F(ScriptedProvider, CreatesAnOrderOnceWithTheChannelAndReadsWhatWasCreated)
     marked = true;
     co_return;
   };
-  const Answer<Order> created = run(provider.create_order(R"({"reference_id":"A-1"})", mark));
+  const Answer<CreatedOrder> created = run(provider.create_order(R"({"reference_id":"A-1"})", mark));
   ASSERT_TRUE(created.ok()) << created.why();
   EXPECT_EQ(created->id, 42);
   EXPECT_EQ(created->reference_id, "A-1");
@@ -91,16 +91,30 @@ TEST_F(ScriptedProvider, CreatesAnOrderOnceWithTheChannelAndReadsWhatWasCreated)
 
 TEST_F(ScriptedProvider, ACreatedOrderWhoseAnswerDoesNotReadIsAValueThatSaysSo) {
   answer(201, kUnreadable);
-  const Answer<Order> created = run(provider.create_order("{}"));
+  const Answer<CreatedOrder> created = run(provider.create_order("{}"));
   EXPECT_FALSE(created.ok());
   EXPECT_TRUE(created.outcome.ok());  // created all the same: the caller looks it up
   ASSERT_TRUE(created.unreadable);
   EXPECT_THAT(created.why(), HasSubstr("id"));
 }
 
+// A create's answer echoes the whole order; only what the ledger keeps of it is decoded: the rest is
+// skipped, so an answer whose other fields the models would refuse still says what was created.
+TEST_F(ScriptedProvider, ACreatedOrdersAnswerIsReadForItsIdStatusAndCreationTimeOnly) {
+  answer(201, R"({"id":43,"reference_id":"A-2","status":"Processing","created_date":"2026-11-26T10:00:00Z",)"
+              R"("products":"not a list","recipient":7,"shipments":{"id":"x"}})");
+  const auto created = run(provider.create_order(R"({"reference_id":"A-2"})"));
+  ASSERT_TRUE(created.ok()) << created.why();
+  EXPECT_EQ(created->id, 43);
+  EXPECT_EQ(created->reference_id, "A-2");
+  EXPECT_EQ(created->status, "Processing");
+  ASSERT_TRUE(created->created_date);
+  EXPECT_THAT(created->created_date->to_iso8601(), HasSubstr("2026-11-26T10:00:00"));
+}
+
 TEST_F(ScriptedProvider, ADuplicateReferenceKeepsItsKind) {
   answer(422, R"({"":["Cannot insert order with existing ReferenceId"]})");
-  const Answer<Order> duplicate = run(provider.create_order("{}"));
+  const Answer<CreatedOrder> duplicate = run(provider.create_order("{}"));
   EXPECT_FALSE(duplicate.ok());
   EXPECT_FALSE(duplicate.unreadable);
   EXPECT_EQ(duplicate.outcome.kind, OutcomeKind::duplicate_reference);

@@ -243,7 +243,7 @@ TEST_F(OutboundLedgerTest, ResultsAreUnwrittenUntilMarkedAndABatchIsOneCommit) {
   }
   auto unwritten = ledger.unwritten_results(kOrder, 10);
   ASSERT_EQ(unwritten.size(), 2u);
-  for (const auto& entry : unwritten) ledger.mark_result_written(entry);
+  ledger.mark_results_written(unwritten);
   EXPECT_TRUE(ledger.unwritten_results(kOrder, 10).empty());
   ledger.mark_in_flight(kOrder, "A");  // not worth a result write of its own
   EXPECT_TRUE(ledger.unwritten_results(kOrder, 10).empty());
@@ -291,12 +291,71 @@ TEST_F(OutboundLedgerTest, HashesAreLookedUpAPageOfKeysAtATime) {
   EXPECT_TRUE(ledger.hashes(kOrder, {}).empty());
 }
 
+// A chunk's marks are a statement per page of keys, and each entry moves as a mark of its own would
+// move it: in flight, one attempt more, its send time set, its result not made unwritten.
+TEST_F(OutboundLedgerTest, SendsAreMarkedInFlightAPageOfKeysAtATime) {
+  std::vector<std::string> keys;
+  {
+    auto batch = ledger.batch();
+    for (int i = 0; i < 250; ++i) {
+      keys.push_back(fmt::format("K-{:03}", i));
+      ledger.offer(kOrder, keys.back(), "h", "{}");
+    }
+    ledger.offer(kOrder, "LEFT", "h", "{}");
+    batch.commit();
+  }
+  ledger.mark_results_written(ledger.unwritten_results(kOrder, 1000));
+  const std::vector<std::string_view> leaving(keys.begin(), keys.end());
+  StatementCounter statements(store->database());
+  ledger.mark_in_flight(kOrder, leaving);
+  EXPECT_EQ(statements.count(), 3);  // 250 keys, 100 a statement
+  for (const std::string& key : {keys.front(), keys[100], keys.back()}) {
+    const LedgerEntry entry = ledger.find(kOrder, key).value();
+    EXPECT_EQ(entry.state, LedgerState::in_flight) << key;
+    EXPECT_EQ(entry.attempts, 1) << key;
+    EXPECT_FALSE(entry.sent_at.empty()) << key;
+  }
+  EXPECT_EQ(state_of("LEFT"), LedgerState::pending);
+  EXPECT_TRUE(ledger.unwritten_results(kOrder, 1000).empty());
+}
+
+// The note that result rows are written is a statement per page of entries, and leaves unwritten an
+// entry that changed after it was read (its row holds the older state).
+TEST_F(OutboundLedgerTest, ResultsAreNotedWrittenAPageAtATimeButNotAChangedEntry) {
+  {
+    auto batch = ledger.batch();
+    for (int i = 0; i < 150; ++i) ledger.offer(kOrder, fmt::format("K-{:03}", i), "h", "{}");
+    ledger.offer(LedgerKind::order_cancel, "K-000", "c", "");
+    batch.commit();
+  }
+  std::vector<LedgerEntry> read = ledger.unwritten_results(kOrder, 1000);
+  for (LedgerEntry& entry : ledger.unwritten_results(LedgerKind::order_cancel, 1000)) read.push_back(std::move(entry));
+  ASSERT_EQ(read.size(), 151u);
+  ledger.mark_rejected(kOrder, "K-007", "changed meanwhile");
+  StatementCounter statements(store->database());
+  ledger.mark_results_written(read);
+  EXPECT_EQ(statements.count(), 2);  // 151 entries, 100 a statement
+  const auto unwritten = ledger.unwritten_results(kOrder, 1000);
+  ASSERT_EQ(unwritten.size(), 1u);
+  EXPECT_EQ(unwritten.front().source_key, "K-007");
+  EXPECT_TRUE(ledger.unwritten_results(LedgerKind::order_cancel, 1000).empty());
+}
+
 using OutboundLedgerDeathTest = OutboundLedgerTest;
 
 TEST_F(OutboundLedgerDeathTest, AnImpossibleTransitionStopsTheProcess) {
   ledger.offer(kOrder, "A-1", "h", "{}");
   // Recording a create for a row that was never sent would hide a bug that can duplicate orders.
   EXPECT_DEATH(ledger.mark_created(kOrder, "A-1", 1, "Processing"), "cannot move to created");
+}
+
+TEST_F(OutboundLedgerDeathTest, MarkingAnEntryInFlightTwiceStopsTheProcess) {
+  ledger.offer(kOrder, "A-1", "h", "{}");
+  ledger.offer(kOrder, "A-2", "h", "{}");
+  ledger.mark_in_flight(kOrder, "A-2");
+  // Sent already (or being sent): marked again, it could leave twice.
+  const std::vector<std::string_view> keys = {"A-1", "A-2"};
+  EXPECT_DEATH(ledger.mark_in_flight(kOrder, keys), "1 of 2 order_create entries cannot move to in_flight");
 }
 
 // A cancel ends `applied`, a state of its own: `created` means the provider made an order or return.

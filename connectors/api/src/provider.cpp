@@ -97,9 +97,9 @@ asio::awaitable<Answer<T>> Provider::read(ApiRequest request) {
   co_return read_answer<T>(std::move(outcome), version_);
 }
 
-asio::awaitable<Answer<Order>> Provider::create_order(std::string body, BeforeSend before_send) {
+asio::awaitable<Answer<CreatedOrder>> Provider::create_order(std::string body, BeforeSend before_send) {
   ApiRequest request = sending("/order", "/order", std::move(body), std::move(before_send));
-  co_return co_await read<Order>(std::move(request));
+  co_return co_await read<CreatedOrder>(std::move(request));
 }
 
 asio::awaitable<Answer<ReturnOrder>> Provider::create_return(std::string body, BeforeSend before_send) {

@@ -239,27 +239,35 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
         kind_ == LedgerKind::order_create ? merchant::SourceKind::orders : merchant::SourceKind::returns, entries,
         marked, name());
   };
+  // The creates answered since the last commit, marked created together in the next.
+  std::vector<OutboundLedger::Created> created;
+  const std::function<void()> write_created = [&] {
+    const auto answered = std::exchange(created, {});
+    context_.ledger.mark_created(kind_, answered);
+  };
   co_await send_marked(
       kind_, keys, send_create, run,
-      [&](std::size_t i, const api::Outcome&) { record(entries[i], answers[i], run); }, announce);
+      [&](std::size_t i, const api::Outcome&) { record(entries[i], answers[i], run, created); }, announce,
+      write_created);
 }
 
 asio::awaitable<api::Answer<RemoteRecord>> CreatePushJob::create(std::string body, api::BeforeSend before_send) {
   if (kind_ == LedgerKind::order_create) {
-    api::Answer<api::Order> created = co_await provider_.create_order(std::move(body), std::move(before_send));
-    co_return std::move(created).map([](const api::Order& order) { return remote_of(order); });
+    api::Answer<api::CreatedOrder> created = co_await provider_.create_order(std::move(body), std::move(before_send));
+    co_return std::move(created).map([](const api::CreatedOrder& order) { return remote_of(order); });
   }
   api::Answer<api::ReturnOrder> created = co_await provider_.create_return(std::move(body), std::move(before_send));
   co_return std::move(created).map([](const api::ReturnOrder& item) { return remote_of(item); });
 }
 
-void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run) {
+void CreatePushJob::record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run,
+                           std::vector<OutboundLedger::Created>& created) {
   const std::string& key = entry.source_key;
   const api::Outcome& outcome = answer.outcome;
   switch (outcome.kind) {
     case OutcomeKind::success: {
       if (const auto& remote = answer.value) {
-        context_.ledger.mark_created(kind_, key, remote->id, remote->status, remote->created_at);
+        created.push_back({key, remote->id, remote->status, remote->created_at});
         context_.metrics.count_items(name(), "created");
         // Checked first: the arguments are built before spdlog looks at the level, once per order.
         if (spdlog::should_log(spdlog::level::debug)) {

@@ -26,8 +26,10 @@ class CreatePushJob final : public PushJob {
   boost::asio::awaitable<void> send(JobRun& run);
   // POST /order or /return with `body`: what the answer says was created.
   boost::asio::awaitable<api::Answer<RemoteRecord>> create(std::string body, api::BeforeSend before_send);
-  // The answer to a create that left.
-  void record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run);
+  // The answer to a create that left. A create made is added to `created`, marked with the others
+  // answered by the same commit.
+  void record(const LedgerEntry& entry, const api::Answer<RemoteRecord>& answer, JobRun& run,
+              std::vector<OutboundLedger::Created>& created);
   // An order create whose row asks for a cancel is never sent: both entries are withdrawn.
   bool withdraw_if_cancelled(const LedgerEntry& entry);
   // Whether withdraw_if_cancelled would withdraw it (reads only).

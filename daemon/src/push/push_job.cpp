@@ -30,6 +30,16 @@ RemoteRecord remote_of(const api::Order& order) {
   return {order.id, order.reference_id.value_or(""), order.status, iso_or_empty(order.created_date)};
 }
 
+RemoteRecord remote_of(const api::CreatedOrder& created) {
+  // Field by field: GCC 12 crashes (an internal compiler error) on the braced return here.
+  RemoteRecord remote;
+  remote.id = created.id;
+  remote.reference_id = created.reference_id.value_or("");
+  remote.status = created.status;
+  remote.created_at = iso_or_empty(created.created_date);
+  return remote;
+}
+
 RemoteRecord remote_of(const api::ReturnOrder& created) {
   return {created.id, created.reference_id.value_or(""), created.status, iso_or_empty(created.insert_date)};
 }
@@ -55,9 +65,12 @@ bool halts_the_rest(const api::Outcome& outcome) {
 // and nothing of it is kept.
 class SendCommits {
  public:
-  SendCommits(asio::any_io_executor executor, OutboundLedger& ledger, std::string_view job)
+  // `write_recorded`: see PushJob::send_marked.
+  SendCommits(asio::any_io_executor executor, OutboundLedger& ledger, std::string_view job,
+              std::function<void()> write_recorded)
       : executor_(executor),
         ledger_(ledger),
+        write_recorded_(std::move(write_recorded)),
         after_mark_(fmt::format("{}.after_mark", job)),
         after_response_(fmt::format("{}.after_response", job)),
         after_ledger_commit_(fmt::format("{}.after_ledger_commit", job)),
@@ -113,6 +126,7 @@ class SendCommits {
           auto batch = ledger_.batch(marks.empty() ? OutboundLedger::Durability::with_next
                                                    : OutboundLedger::Durability::synced);
           for (const auto& record : answers) record();
+          if (!answers.empty() && write_recorded_) write_recorded_();
           for (const auto& mark : marks) mark();
           if (!answers.empty()) failpoint(after_response_);
           batch.commit();
@@ -131,6 +145,7 @@ class SendCommits {
 
   asio::any_io_executor executor_;
   OutboundLedger& ledger_;
+  std::function<void()> write_recorded_;
   std::string after_mark_, after_response_, after_ledger_commit_;
   std::vector<std::function<void()>> marks_, answers_;
   std::vector<std::function<asio::awaitable<void>()>> befores_;
@@ -185,8 +200,8 @@ int PushJob::chunk_size(std::chrono::seconds within) const {
 asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
                                           JobRun& run,
                                           const std::function<void(std::size_t, const api::Outcome&)>& record,
-                                          const Announce& announce) {
-  SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name());
+                                          const Announce& announce, const std::function<void()>& write_recorded) {
+  SendCommits commits(co_await asio::this_coro::executor, context_.ledger, name(), write_recorded);
   // A mark also covers the sends due to leave within kMarkAhead: as many as leave in that time at the
   // pace this chunk's sends have been leaving (at least the concurrency), but no more than the rate
   // budget lets leave in it (none at the production pace). A commit's sync is then shared by what a
@@ -226,7 +241,10 @@ asio::awaitable<void> PushJob::send_marked(LedgerKind kind, const std::vector<st
               for (const std::size_t j : due) marks[j] = marking;
               // Named: GCC 12 mis-destroys a temporary built inside co_await.
               std::function<void()> mark_due = [&, due] {
-                for (const std::size_t j : due) context_.ledger.mark_in_flight(kind, keys[j]);
+                std::vector<std::string_view> due_keys;
+                due_keys.reserve(due.size());
+                for (const std::size_t j : due) due_keys.emplace_back(keys[j]);
+                context_.ledger.mark_in_flight(kind, due_keys);
               };
               std::function<asio::awaitable<void>()> announce_due;
               if (announce) announce_due = [&announce, due] { return announce(due); };

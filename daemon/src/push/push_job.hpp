@@ -54,6 +54,7 @@ struct RemoteRecord {
 };
 
 RemoteRecord remote_of(const api::Order& order);
+RemoteRecord remote_of(const api::CreatedOrder& created);
 RemoteRecord remote_of(const api::ReturnOrder& created);
 
 class PushJob : public Job {
@@ -81,11 +82,14 @@ class PushJob : public Job {
   // once every send whose answer it lost is `unknown`. `announce`, when given, is told which sends a
   // mark covers just before the mark is committed (outside that transaction's database), and awaited:
   // the other sends go on meanwhile, and the marks that arrive join that commit once theirs are told.
+  // `write_recorded`, when given, is called in each commit once its answers are handed to `record`:
+  // what `record` gathered is written then, in one statement rather than one per answer.
   using Announce = std::function<boost::asio::awaitable<void>(std::vector<std::size_t> marked)>;
   boost::asio::awaitable<void> send_marked(LedgerKind kind, const std::vector<std::string>& keys, const SendOne& send,
                                            JobRun& run,
                                            const std::function<void(std::size_t, const api::Outcome&)>& record,
-                                           const Announce& announce = {});
+                                           const Announce& announce = {},
+                                           const std::function<void()>& write_recorded = {});
 
   // Reads the source table's changes into the ledger; whether more wait (false without an intake).
   bool poll_source();

@@ -162,10 +162,10 @@ bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int 
     return false;
   }
   failpoint(fmt::format("{}.after_result_write", job));
-  // An entry that changed while the write was under way keeps its mark (mark_result_written). Lost
+  // An entry that changed while the write was under way keeps its mark (mark_results_written). Lost
   // to a power cut, the note only has the rows written again: not worth a sync of its own.
   auto batch = ledger_.batch(OutboundLedger::Durability::with_next);
-  for (const auto& entry : unwritten.entries) ledger_.mark_result_written(entry);
+  ledger_.mark_results_written(unwritten.entries);
   batch.commit();
   return static_cast<int>(unwritten.entries.size()) < limit;
 }

@@ -64,6 +64,42 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   return entry;
 }
 
+// "(?first, ...), (...)": `rows` rows of `columns` numbered parameters each, for a page of rows in
+// one statement. A short page binds the rows it lacks NULL, which matches nothing.
+std::string parameter_rows(std::size_t rows, std::size_t columns, std::size_t first) {
+  std::string text;
+  for (std::size_t row = 0; row < rows; ++row) {
+    text += row == 0 ? "(" : ", (";
+    for (std::size_t column = 0; column < columns; ++column) {
+      text += fmt::format("{}?{}", column == 0 ? "" : ", ", first + row * columns + column);
+    }
+    text += ")";
+  }
+  return text;
+}
+
+// Calls `write(page)` for each page of up to OutboundLedger::kRowsPerStatement of `items`.
+template <typename T, typename Write>
+void in_pages(std::span<const T> items, const Write& write) {
+  constexpr std::size_t kPage = OutboundLedger::kRowsPerStatement;
+  for (std::size_t first = 0; first < items.size(); first += kPage) {
+    write(items.subspan(first, std::min(kPage, items.size() - first)));
+  }
+}
+
+// A page moved must move every entry of it: one in another state means two writers or a logic error,
+// and carrying on could send an order twice.
+void check_moved(int changed, std::size_t page, LedgerKind kind, LedgerState to) {
+  FULFILLSYNC_INVARIANT(changed == static_cast<int>(page),
+                        fmt::format("outbound ledger: {} of {} {} entries cannot move to {}",
+                                    page - static_cast<std::size_t>(changed), page, to_string(kind), to_string(to)));
+}
+
+// Binds a borrowed text as TEXT: SQLiteCpp binds a pointer and a size as a BLOB, which equals no text.
+void bind_text(SQLite::Statement& statement, int index, std::string_view text) {
+  statement.bind(index, std::string(text));
+}
+
 }  // namespace
 
 std::string_view to_string(LedgerKind kind) {
@@ -234,29 +270,25 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
     std::string allowed;
     for (const LedgerState state : from) allowed += fmt::format("{}'{}'", allowed.empty() ? "" : ", ", to_string(state));
     sql = fmt::format(
-        "UPDATE outbound_ledger SET state = ?, attempts = attempts + ?, remote_id = coalesce(?, remote_id), "
-        "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = result_pending OR ?, "
-        "remote_created_at = coalesce(?, remote_created_at), updated_at = {0}, "
-        "sent_at = CASE WHEN ?1 = 'in_flight' THEN {0} ELSE sent_at END "
+        "UPDATE outbound_ledger SET state = ?, remote_id = coalesce(?, remote_id), "
+        "remote_status = coalesce(?, remote_status), last_error = ?, result_pending = 1, "
+        "remote_created_at = coalesce(?, remote_created_at), updated_at = {0} "
         "WHERE kind = ? AND source_key = ? AND state IN ({1})",
         kSqlNow, allowed);
   }
   changed(kind);
   SQLite::Statement& update = store_.prepared(sql);
   update.bind(1, std::string(to_string(to)));
-  update.bind(2, to == LedgerState::in_flight ? 1 : 0);
-  if (remote_id) update.bind(3, *remote_id);
+  if (remote_id) update.bind(2, *remote_id);
+  else update.bind(2);
+  if (remote_status) update.bind(3, std::string(*remote_status));
   else update.bind(3);
-  if (remote_status) update.bind(4, std::string(*remote_status));
+  if (error) update.bind(4, std::string(*error));
   else update.bind(4);
-  if (error) update.bind(5, std::string(*error));
+  if (remote_created_at && !remote_created_at->empty()) update.bind(5, std::string(*remote_created_at));
   else update.bind(5);
-  // The ledger does not mark a result unwritten for in_flight (the create job announces its sends itself).
-  update.bind(6, to == LedgerState::in_flight ? 0 : 1);
-  if (remote_created_at && !remote_created_at->empty()) update.bind(7, std::string(*remote_created_at));
-  else update.bind(7);
-  update.bind(8, std::string(to_string(kind)));
-  update.bind(9, std::string(source_key));
+  update.bind(6, std::string(to_string(kind)));
+  update.bind(7, std::string(source_key));
   const int changed = update.exec();
   // The jobs only move rows they have just read in `from`; anything else means two writers or a
   // logic error, and carrying on could send an order twice.
@@ -264,18 +296,59 @@ void OutboundLedger::transition(LedgerKind kind, std::string_view source_key, st
                                                    source_key, to_string(to)));
 }
 
+void OutboundLedger::mark_in_flight(LedgerKind kind, std::span<const std::string_view> source_keys) {
+  // A page of keys a statement. `+state`: found by their keys, not by the state's index (which would
+  // walk every pending entry of the kind). The result is not made unwritten: the create job announces
+  // its sends itself.
+  static const std::string sql = fmt::format(
+      "UPDATE outbound_ledger SET state = 'in_flight', attempts = attempts + 1, last_error = NULL, "
+      "updated_at = {0}, sent_at = {0} WHERE kind = ?1 AND +state = 'pending' AND source_key IN {1}",
+      kSqlNow, parameter_rows(1, kRowsPerStatement, 2));
+  changed(kind);
+  in_pages(source_keys, [&](std::span<const std::string_view> page) {
+    SQLite::Statement& update = store_.prepared(sql);
+    update.bind(1, std::string(to_string(kind)));
+    for (std::size_t i = 0; i < page.size(); ++i) bind_text(update, static_cast<int>(i + 2), page[i]);
+    check_moved(update.exec(), page.size(), kind, LedgerState::in_flight);
+  });
+}
+
 void OutboundLedger::mark_in_flight(LedgerKind kind, std::string_view source_key) {
-  transition(kind, source_key, {LedgerState::pending}, LedgerState::in_flight, std::nullopt, std::nullopt,
-             std::nullopt);
+  mark_in_flight(kind, std::span(&source_key, 1));
+}
+
+void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> created) {
+  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::created,
+                        "a cancel is applied, not created (and so is a product's update)");
+  // As transition() to created, a page of answers a statement. From unknown too: reconciliation found
+  // the order at the provider and adopts its id. `+state`: found by their keys, not by the state's index.
+  static const std::string sql = fmt::format(
+      "WITH answer (source_key, remote_id, remote_status, remote_created_at) AS (VALUES {1}) "
+      "UPDATE outbound_ledger SET state = 'created', remote_id = answer.remote_id, "
+      "remote_status = answer.remote_status, last_error = NULL, result_pending = 1, "
+      "remote_created_at = coalesce(nullif(answer.remote_created_at, ''), outbound_ledger.remote_created_at), "
+      "updated_at = {0} FROM answer WHERE outbound_ledger.kind = ?1 AND outbound_ledger.source_key = "
+      "answer.source_key AND +outbound_ledger.state IN ('in_flight', 'unknown')",
+      kSqlNow, parameter_rows(kRowsPerStatement, 4, 2));
+  changed(kind);
+  in_pages(created, [&](std::span<const Created> page) {
+    SQLite::Statement& update = store_.prepared(sql);
+    update.bind(1, std::string(to_string(kind)));
+    for (std::size_t i = 0; i < page.size(); ++i) {
+      const auto at = static_cast<int>(2 + i * 4);
+      bind_text(update, at, page[i].source_key);
+      update.bind(at + 1, page[i].remote_id);
+      bind_text(update, at + 2, page[i].remote_status);
+      bind_text(update, at + 3, page[i].remote_created_at);
+    }
+    check_moved(update.exec(), page.size(), kind, LedgerState::created);
+  });
 }
 
 void OutboundLedger::mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                                   std::string_view remote_status, std::string_view remote_created_at) {
-  FULFILLSYNC_INVARIANT(done_state(kind) == LedgerState::created,
-                        "a cancel is applied, not created (and so is a product's update)");
-  // From unknown too: reconciliation found the order at the provider and adopts its id.
-  transition(kind, source_key, {LedgerState::in_flight, LedgerState::unknown}, LedgerState::created, remote_id,
-             remote_status, std::nullopt, remote_created_at);
+  const Created created{source_key, remote_id, remote_status, remote_created_at};
+  mark_created(kind, std::span(&created, 1));
 }
 
 void OutboundLedger::mark_applied(std::string_view source_key, std::int64_t remote_id,
@@ -512,16 +585,26 @@ std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int 
   return entries;
 }
 
-void OutboundLedger::mark_result_written(const LedgerEntry& entry) {
-  // An operator's requeue from another process may have changed the entry after it was read.
-  SQLite::Statement& update = store_.prepared(
-      "UPDATE outbound_ledger SET result_pending = 0 "
-      "WHERE kind = ? AND source_key = ? AND updated_at = ? AND state = ?");
-  update.bind(1, std::string(to_string(entry.kind)));
-  update.bind(2, entry.source_key);
-  update.bind(3, entry.updated_at);
-  update.bind(4, std::string(to_string(entry.state)));
-  update.exec();
+void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) {
+  // An operator's requeue from another process may have changed an entry after it was read: only
+  // the version read (its updated_at and state) is noted written.
+  static const std::string sql = fmt::format(
+      "WITH written (kind, source_key, updated_at, state) AS (VALUES {}) "
+      "UPDATE outbound_ledger SET result_pending = 0 FROM written WHERE outbound_ledger.kind = written.kind AND "
+      "outbound_ledger.source_key = written.source_key AND outbound_ledger.updated_at = written.updated_at AND "
+      "outbound_ledger.state = written.state",
+      parameter_rows(kRowsPerStatement, 4, 1));
+  in_pages(entries, [&](std::span<const LedgerEntry> page) {
+    SQLite::Statement& update = store_.prepared(sql);
+    for (std::size_t i = 0; i < page.size(); ++i) {
+      const auto at = static_cast<int>(i * 4);
+      update.bind(at + 1, std::string(to_string(page[i].kind)));
+      update.bind(at + 2, page[i].source_key);
+      update.bind(at + 3, page[i].updated_at);
+      update.bind(at + 4, std::string(to_string(page[i].state)));
+    }
+    update.exec();
+  });
 }
 
 std::map<std::pair<LedgerKind, LedgerState>, int> OutboundLedger::backlog() {

@@ -72,6 +72,7 @@ Decoded<T> decode(const std::string& body, ApiVersion version) {
   template Decoded<T> decode<T>(const std::string& body, ApiVersion version);
 
 FULFILLSYNC_DECODABLE(Order)
+FULFILLSYNC_DECODABLE(CreatedOrder)
 FULFILLSYNC_DECODABLE(OrderPage)
 FULFILLSYNC_DECODABLE(ShipmentTimeline)
 FULFILLSYNC_DECODABLE(TrackingUploadResponse)

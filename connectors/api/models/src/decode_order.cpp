@@ -82,4 +82,18 @@ bool read(Reader& reader, od::value& value, Order& out) {
          required.check();
 }
 
+bool read(Reader& reader, od::value& value, CreatedOrder& out) {
+  static constexpr std::string_view kRequired[] = {"id", "reference_id", "status"};
+  RequiredKeys required(reader, kRequired);
+  return read_object(reader, value,
+                     [&](std::string_view key, od::value& field) {
+                       if (key == "id") return required.read_field(0, field, out.id);
+                       if (key == "reference_id") return required.read_field(1, field, out.reference_id);
+                       if (key == "status") return required.read_field(2, field, out.status);
+                       if (key == "created_date") return read(reader, field, out.created_date);
+                       return true;
+                     }) &&
+         required.check();
+}
+
 }  // namespace fulfillsync::api::detail

@@ -44,6 +44,7 @@ bool read(Reader& reader, od::value& value, RetailerAddress& out);
 bool read(Reader& reader, od::value& value, RetailerProgramData& out);
 bool read(Reader& reader, od::value& value, OrderProduct& out);
 bool read(Reader& reader, od::value& value, Order& out);
+bool read(Reader& reader, od::value& value, CreatedOrder& out);
 
 // return_order.hpp
 bool read(Reader& reader, od::value& value, ReturnActionRequested& out);

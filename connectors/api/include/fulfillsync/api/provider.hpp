@@ -76,8 +76,8 @@ class Provider {
   // settled by looking up what the provider has). `before_send` is awaited just before the request
   // first leaves (ApiRequest::before_send).
 
-  // POST /order with `body`, an encoded OrderCreateRequest.
-  boost::asio::awaitable<Answer<Order>> create_order(std::string body, BeforeSend before_send = {});
+  // POST /order with `body`, an encoded OrderCreateRequest: what the answer says was created.
+  boost::asio::awaitable<Answer<CreatedOrder>> create_order(std::string body, BeforeSend before_send = {});
   // POST /return with `body`, an encoded ReturnCreateRequest.
   boost::asio::awaitable<Answer<ReturnOrder>> create_return(std::string body, BeforeSend before_send = {});
   // POST /order/{orderId}:cancel. Its answer's order is not read: Cancelled is what a cancel leads to.

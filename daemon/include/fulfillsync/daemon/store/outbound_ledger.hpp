@@ -163,12 +163,23 @@ class OutboundLedger {
   Offer offer(LedgerKind kind, std::string_view source_key, std::string_view content_hash, std::string_view body,
               const std::optional<LedgerEntry>& existing);
 
-  // Durably marks the row as being sent (attempts + 1). Must precede the request.
+  // Durably marks the rows as being sent (attempts + 1), every one of them pending. Must precede the
+  // requests. kRowsPerStatement rows a statement: the marks of a chunk's sends leaving together.
+  static constexpr std::size_t kRowsPerStatement = 100;
+  void mark_in_flight(LedgerKind kind, std::span<const std::string_view> source_keys);
   void mark_in_flight(LedgerKind kind, std::string_view source_key);
   // A create the provider made. `remote_created_at`: its creation time (ISO 8601), "" when its answer
   // has none.
   void mark_created(LedgerKind kind, std::string_view source_key, std::int64_t remote_id,
                     std::string_view remote_status, std::string_view remote_created_at = {});
+  // The same for the answers of several sends (borrowed), kRowsPerStatement a statement.
+  struct Created {
+    std::string_view source_key;
+    std::int64_t remote_id = 0;
+    std::string_view remote_status;
+    std::string_view remote_created_at;
+  };
+  void mark_created(LedgerKind kind, std::span<const Created> created);
   // A cancel the provider applied to order `remote_id`.
   void mark_applied(std::string_view source_key, std::int64_t remote_id, std::string_view remote_status);
   // A send of `kind` (a cancel, a product's update) the provider applied to `remote_id`.
@@ -239,8 +250,9 @@ class OutboundLedger {
 
   // Entries of `kind` whose result rows are not written yet, at most `limit`, without their bodies.
   std::vector<LedgerEntry> unwritten_results(LedgerKind kind, int limit);
-  // The result row of `entry` is written (unless the entry changed since it was read).
-  void mark_result_written(const LedgerEntry& entry);
+  // The result rows of `entries` are written (each unless its entry changed since it was read),
+  // kRowsPerStatement entries a statement.
+  void mark_results_written(std::span<const LedgerEntry> entries);
 
   // Entries of `kind` still to be sent or looked up (pending, in_flight, unknown).
   int waiting(LedgerKind kind);

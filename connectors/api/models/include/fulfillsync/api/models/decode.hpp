@@ -22,7 +22,7 @@
 
 namespace fulfillsync::api {
 
-// T is one of: Order, OrderPage, ShipmentTimeline, TrackingUploadResponse, EstimateResponse,
+// T is one of: Order, CreatedOrder, OrderPage, ShipmentTimeline, TrackingUploadResponse, EstimateResponse,
 // ReturnOrder, ReturnList, LotLevels, InventoryItem, Variant, VariantList, Product, ProductList, ChannelList,
 // ReceivingOrder. The body is copied once into a padded buffer.
 template <typename T>

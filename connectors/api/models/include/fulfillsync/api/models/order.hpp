@@ -89,6 +89,15 @@ struct Order {
   std::vector<Tag> tags{};
 };
 
+// What the daemon keeps of a create's answer, which echoes the whole order: the rest of it is skipped,
+// not decoded (nor its types checked).
+struct CreatedOrder {
+  std::int64_t id = 0;
+  std::optional<std::string> reference_id{};
+  std::string status{};
+  std::optional<DateTime> created_date{};
+};
+
 // The body of `GET /order`: a bare array (paging is in the headers).
 using OrderPage = std::vector<Order>;
 
