@@ -261,8 +261,9 @@ class StatementCounter {
   int count() const { return count_; }
 
  private:
-  static int on_statement(unsigned, void* count, void*, void*) {
-    ++*static_cast<int*>(count);
+  static int on_statement(unsigned, void* count, void*, void* text) {
+    // A trigger's run ("-- TRIGGER ...") is part of its statement, not one of its own.
+    if (!std::string_view(static_cast<const char*>(text)).starts_with("--")) ++*static_cast<int*>(count);
     return 0;
   }
   sqlite3* db_;

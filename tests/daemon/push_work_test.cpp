@@ -80,10 +80,13 @@ bool is_file(sqlite3* db, std::string_view name) {
 }
 bool is_checkpoint_store(sqlite3* db) { return is_file(db, "checkpoint.db"); }
 
-int on_store_statement(unsigned, void* db, void* statement, void*) {
+int on_store_statement(unsigned, void* db, void* statement, void* text) {
   on_statement(0, nullptr, statement, nullptr);
   StoreWork* work = g_store_work.load();
   if (work == nullptr || !is_checkpoint_store(static_cast<sqlite3*>(db))) return 0;
+  // A trigger's run is traced with its statement's text again ("-- TRIGGER ..." is `text`): not a
+  // statement of its own.
+  if (std::string_view(static_cast<const char*>(text)).starts_with("--")) return 0;
   const std::string sql = sqlite3_sql(static_cast<sqlite3_stmt*>(statement));
   const std::lock_guard lock(work->mutex);
   if (sql.find("outbound_ledger") != std::string::npos) work->ledger_statements.push_back(sql);
