@@ -960,13 +960,18 @@ void ChaosTest::run_chaos(Mode mode) {
   const MerchantHistory& history = shop.history();
   EXPECT_THAT(history.errors, ::testing::IsEmpty()) << "the merchant application could not write";
 
-  // Settling: the faults stop, the clock jumps until everything has shipped and stands nearly still.
+  // Settling: the faults stop and the clock runs at its real pace. Twice, the clock jumps half an hour,
+  // past every shipment's steps to the carrier's scan (whose next step is an hour away), and the daemon
+  // runs until it has no work left. The second time ships what it sent during the first, so that
+  // nothing at the provider moves on between the daemon's last pull and the checks.
   restart_sandbox(sandbox_args(false, 0, "1"));
-  ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=1800").status, 200);
-  RunResult settled{kWorkLeft, "", ""};
-  for (int round = 0; round < 10 && settled.exit_status == kWorkLeft; ++round) settled = once();
   const int expected_exit = history.invalid.empty() ? 0 : kRowsStayRejected;
-  ASSERT_EQ(settled.exit_status, expected_exit) << settled.stdout_text << settled.stderr_text;
+  for (int jump = 0; jump < 2; ++jump) {
+    ASSERT_EQ(sandbox->admin("POST", "/_sandbox/clock/advance?seconds=1800").status, 200);
+    RunResult settled{kWorkLeft, "", ""};
+    for (int round = 0; round < 10 && settled.exit_status == kWorkLeft; ++round) settled = once();
+    ASSERT_EQ(settled.exit_status, expected_exit) << settled.stdout_text << settled.stderr_text;
+  }
   checkpoints.sample();
   remember_stats();
   copy_result_tables();

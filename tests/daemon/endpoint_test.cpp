@@ -53,7 +53,7 @@ class EndpointTest : public SyncFixture {};
 TEST_F(EndpointTest, HalfSentConnectionsDoNotDelayScrapesAndCloseAtTheHeaderTimeLimit) {
   ASSERT_NO_FATAL_FAILURE(raise_descriptor_limit());
   ASSERT_NO_FATAL_FAILURE(start_sandbox_with_revocable_token_and_metrics());
-  write_file(config_path, read_file(config_path) + "  header_read_timeout: 4s\n");
+  write_file(config_path, read_file(config_path) + "  header_read_timeout: 8s\n");
   std::uint16_t port = 0;
   const auto running = start_daemon(port);
   ASSERT_NE(port, 0) << running->stderr_text();
@@ -67,12 +67,12 @@ TEST_F(EndpointTest, HalfSentConnectionsDoNotDelayScrapesAndCloseAtTheHeaderTime
   }
   insert_orders("HELD", 20);
 
-  // Every scrape is answered at once while all of them are held (the gauge counts them).
-  std::vector<double> seconds;
+  // Every scrape is answered while all of them are held (the gauge counts them): none waits for the
+  // header time limit to free the endpoint.
   for (int scrape = 0; scrape < 10; ++scrape) {
-    const auto start = std::chrono::steady_clock::now();
     const HttpResponse response = http_get("127.0.0.1", port, "/metrics");
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    EXPECT_EQ(std::count_if(held.begin(), held.end(), closed_by_peer), 0)
+        << "scrape " << scrape << " was answered only once the held connections were closed";
     EXPECT_EQ(response.status, 200);
     EXPECT_THAT(response.body, HasSubstr("fulfillsync_build_info"));
     if (scrape == 0) {
@@ -83,19 +83,17 @@ TEST_F(EndpointTest, HalfSentConnectionsDoNotDelayScrapesAndCloseAtTheHeaderTime
     }
     std::this_thread::sleep_for(100ms);
   }
-  EXPECT_LT(*std::max_element(seconds.begin(), seconds.end()), 1.0);
-  EXPECT_LT(std::chrono::steady_clock::now() - opened, 4s) << "too slow to show the scrapes beat the limit";
   // The sync went on meanwhile.
   EXPECT_TRUE(wait_for_result("HELD-0020", "created", 30s)) << running->stderr_text();
 
-  // The header time limit (4 s) closes every held connection; none was answered before it.
+  // The header time limit (8 s) closes every held connection; none was answered before it.
   std::size_t closed = 0;
-  for (const auto deadline = opened + 15s; closed < held.size() && std::chrono::steady_clock::now() < deadline;
+  for (const auto deadline = opened + 20s; closed < held.size() && std::chrono::steady_clock::now() < deadline;
        std::this_thread::sleep_for(100ms)) {
     closed = static_cast<std::size_t>(std::count_if(held.begin(), held.end(), closed_by_peer));
   }
   EXPECT_EQ(closed, held.size());
-  EXPECT_GE(std::chrono::steady_clock::now() - opened, 4s);
+  EXPECT_GE(std::chrono::steady_clock::now() - opened, 8s);
   for (const int fd : held) ::close(fd);
   EXPECT_THAT(http_get("127.0.0.1", port, "/metrics").body,
               HasSubstr(fmt::format("fulfillsync_http_connections_dropped_total{{reason=\"header_timeout\"}} {}",
