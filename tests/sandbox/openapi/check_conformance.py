@@ -9,12 +9,18 @@
    malformed) or never sent (drop_after) are exempt. Requests that name no operation of the
    description (unknown paths, other methods, the admin and OAuth paths) are not API answers.
 
+The logs are checked a file per process, one process per core: the suites leave hundreds of MB.
+A body seen again for the same schema (a page pulled again, a repeated answer) is not validated
+again: its errors are the first time's.
+
 Uses Debian's python3-jsonschema and python3-yaml only.
 """
 import argparse
 import datetime
 import glob
+import hashlib
 import json
+import multiprocessing
 import os
 import re
 import sys
@@ -51,6 +57,7 @@ class Description:
         self.document = document
         self.checker = format_checker()
         self.validators = {}
+        self.body_errors = {}  # (schema ref, body's digest) -> [(message, at, schema path)]
         self.operations = []  # (regex, literal length, path, method, operation)
         for path, item in document["paths"].items():
             regex = "^" + re.sub(r"\\\{[^}]*\\\}", "[^/:]+", re.escape(path)) + "$"
@@ -77,6 +84,15 @@ class Description:
             schema["$ref"] = ref
             self.validators[ref] = jsonschema.Draft202012Validator(schema, format_checker=self.checker)
         return self.validators[ref]
+
+    def body_errors_of(self, ref, text, body):
+        key = (ref, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        if key not in self.body_errors:
+            self.body_errors[key] = [
+                (error.message[:200], "/".join(str(p) for p in error.absolute_path) or "(body)",
+                 "/".join(str(p) for p in error.absolute_schema_path))
+                for error in self.validator(ref).iter_errors(body)]
+        return self.body_errors[key]
 
     def resolve(self, node):
         while isinstance(node, dict) and "$ref" in node:
@@ -138,11 +154,37 @@ def check_exchange(description, where, exchange, figures):
         return failures
     base = responses[key].get("$ref") or pointer(*op_pointer, key)
     schema_ref = base + pointer("content", media, "schema")[1:]
-    for error in description.validator(schema_ref).iter_errors(body):
+    for message, at, schema_path in description.body_errors_of(schema_ref, exchange["body"], body):
         failures.append("%s: %s -> %s: %s at %s (schema %s/%s)\n    answer: %s"
-                        % (where, request, status, error.message[:200], "/".join(str(p) for p in error.absolute_path) or "(body)",
-                           schema_ref, "/".join(str(p) for p in error.absolute_schema_path), answer))
+                        % (where, request, status, message, at, schema_ref, schema_path, answer))
     return failures
+
+
+# The description each worker process checks against, built once per process.
+worker_description = None
+
+
+def start_worker(document):
+    global worker_description
+    worker_description = Description(document)
+
+
+def check_log(log):
+    """The failures and figures of one exchange log."""
+    failures = []
+    figures = {"validated": 0, "exempt": 0, "not_api": 0}
+    with open(log, encoding="utf-8", errors="replace") as file:
+        for number, line in enumerate(file, 1):
+            if not line.strip():
+                continue
+            where = "%s:%d" % (os.path.basename(log), number)
+            try:
+                exchange = json.loads(line)
+            except ValueError:
+                failures.append("%s: not a JSON line (a sandbox killed mid-write?)" % where)
+                continue
+            failures.extend(check_exchange(worker_description, where, exchange, figures))
+    return log, failures, figures
 
 
 def main():
@@ -159,18 +201,16 @@ def main():
     description = Description(document)
     figures = {"validated": 0, "exempt": 0, "not_api": 0}
     if args.exchanges:
-        for log in sorted(glob.glob(os.path.join(args.exchanges, "*.jsonl"))):
-            with open(log, encoding="utf-8", errors="replace") as file:
-                for number, line in enumerate(file, 1):
-                    if not line.strip():
-                        continue
-                    where = "%s:%d" % (os.path.basename(log), number)
-                    try:
-                        exchange = json.loads(line)
-                    except ValueError:
-                        failures.append("%s: not a JSON line (a sandbox killed mid-write?)" % where)
-                        continue
-                    failures.extend(check_exchange(description, where, exchange, figures))
+        # The largest logs first, so that no process is left with a large one at the end.
+        logs = sorted(glob.glob(os.path.join(args.exchanges, "*.jsonl")), key=os.path.getsize, reverse=True)
+        by_log = {}
+        with multiprocessing.Pool(os.cpu_count() or 1, initializer=start_worker, initargs=(document,)) as pool:
+            for log, log_failures, log_figures in pool.imap_unordered(check_log, logs):
+                by_log[log] = log_failures
+                for name, count in log_figures.items():
+                    figures[name] += count
+        for log in sorted(by_log):
+            failures.extend(by_log[log])
     answers_failed = len({f.split(" -> ", 1)[0] for f in failures if " -> " in f})
     for failure in failures:
         print("FAIL " + failure)
