@@ -176,8 +176,7 @@ struct PostgresConnection::PipelineReading {
   std::vector<Prepare> prepares{};
   std::size_t prepares_read = 0;
   std::vector<PgResult> results{};
-  std::optional<std::pair<std::size_t, std::string>> error{};  // the first: which statement, and why
-  std::optional<DatabaseFailure> failure{};
+  std::optional<std::pair<std::size_t, Failure>> error{};  // the first: which statement, and why
   bool synced = false;
   int nulls_in_a_row = 0;
 };
@@ -298,13 +297,19 @@ PgResult PostgresConnection::execute(std::string_view task, const std::string& s
                       : PQexecParams(connection_, sql.c_str(), count, nullptr, values.data(), nullptr, nullptr, 0));
   const PGresult* raw = result.raw();
   const ExecStatusType status = PQresultStatus(raw);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-    const std::string message = one_line(raw != nullptr ? PQresultErrorMessage(raw) : PQerrorMessage(connection_));
-    fail(task, sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message,
-         classify(connection_, sqlstate));
-  }
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) fail(task, failure_of(raw));
   return result;
+}
+
+PostgresConnection::Failure PostgresConnection::failure_of(const PGresult* raw) const {
+  const char* sqlstate = raw != nullptr ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string message = one_line(raw != nullptr ? PQresultErrorMessage(raw) : PQerrorMessage(connection_));
+  if (sqlstate == nullptr) return {message, classify(connection_, nullptr), false};
+  const std::string_view state = sqlstate;
+  // A stale plan ("cached plan must not change result type") or a name the server forgot ("prepared
+  // statement does not exist").
+  return {fmt::format("{} (SQLSTATE {})", message, state), classify(connection_, sqlstate),
+          state == "0A000" || state == "26000"};
 }
 
 void PostgresConnection::open_if_lost(std::string_view task) {
@@ -379,11 +384,7 @@ void PostgresConnection::run_script(std::string_view task, const std::string& sq
   ++round_trips_;
   PgResult result(PQexec(connection_, sql.c_str()));
   const ExecStatusType status = PQresultStatus(result.raw());
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    const char* sqlstate = result.raw() != nullptr ? PQresultErrorField(result.raw(), PG_DIAG_SQLSTATE) : nullptr;
-    fail(task, one_line(result.raw() != nullptr ? PQresultErrorMessage(result.raw()) : PQerrorMessage(connection_)),
-         classify(connection_, sqlstate));
-  }
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) fail(task, failure_of(result.raw()));
 }
 
 void PostgresConnection::begin(std::string_view task, Transaction kind) {
@@ -637,13 +638,7 @@ bool PostgresConnection::read_next(PipelineReading& reading) {
     return false;
   }
   // A prepare's failure is its statement's (the next result's).
-  if (status == PGRES_FATAL_ERROR && !reading.error) {
-    const char* sqlstate = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-    const std::string message = one_line(PQresultErrorMessage(raw));
-    reading.error.emplace(reading.results.size(),
-                          sqlstate != nullptr ? fmt::format("{} (SQLSTATE {})", message, sqlstate) : message);
-    reading.failure = classify(connection_, sqlstate);
-  }
+  if (status == PGRES_FATAL_ERROR && !reading.error) reading.error.emplace(reading.results.size(), failure_of(raw));
   if (reading.prepares_read < reading.prepares.size() &&
       reading.prepares[reading.prepares_read].before == reading.results.size()) {
     // A prepare's result. Only one the server made is named again: one skipped after an earlier
@@ -659,22 +654,20 @@ bool PostgresConnection::read_next(PipelineReading& reading) {
 std::vector<PgResult> PostgresConnection::finish_pipeline(PipelineReading& reading) {
   std::span<const Statement> statements = reading.statements;
   auto& error = reading.error;
-  auto& failure = reading.failure;
   if (!reading.synced || PQexitPipelineMode(connection_) != 1) {
-    if (!error) error.emplace(reading.results.size(), pg_error_message(connection_));
-    failure = DatabaseFailure::connection_lost;
+    if (!error) error.emplace(reading.results.size(), Failure{pg_error_message(connection_), DatabaseFailure::connection_lost, false});
+    error->second.kind = DatabaseFailure::connection_lost;
   }
   if (!error) return std::move(reading.results);
   const std::size_t at = std::min(error->first, statements.size() - 1);
   const Statement& failed = statements[at];
+  Failure& failure = error->second;
   // (commit() says so for a transaction of in_transaction.)
-  if (*failure == DatabaseFailure::connection_lost && failed.sql == "COMMIT" && !in_transaction_) {
-    fail(failed.task, fmt::format("{}; whether the transaction committed is unknown: it is written again, which "
-                                  "changes nothing if it did",
-                                  error->second),
-         *failure);
+  if (failure.kind == DatabaseFailure::connection_lost && failed.sql == "COMMIT" && !in_transaction_) {
+    failure.message += "; whether the transaction committed is unknown: it is written again, which changes "
+                       "nothing if it did";
   }
-  fail(failed.task, error->second, *failure);
+  fail(failed.task, std::move(failure));
 }
 
 std::string pg_upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict) {
@@ -732,24 +725,21 @@ std::vector<PgParam> parameters(SqlValues values) {
   return params;
 }
 
-void PostgresConnection::fail(std::string_view task, std::string_view message, DatabaseFailure failure) {
-  tell(failure);
-  const std::string what = fmt::format("merchant database {}: {}: {}", description_, task, message);
-  // The session's prepared statements no longer answer to their names: one whose table changed a
-  // column's type fails so at every run ("cached plan must not change result type", SQLSTATE 0A000),
-  // and all are gone after a DISCARD ALL or DEALLOCATE, which a connection pooler may run
-  // ("prepared statement does not exist", 26000). Opened afresh, the session prepares them anew.
-  const bool names_lost = message.find("(SQLSTATE 0A000)") != std::string_view::npos ||
-                          message.find("(SQLSTATE 26000)") != std::string_view::npos;
-  if (failure == DatabaseFailure::connection_lost && connection_ != nullptr) {
-    drop(task, farewell_.empty() ? message : farewell_);
-  } else if ((failure == DatabaseFailure::read_only && !read_only_) || names_lost) {
+void PostgresConnection::fail(std::string_view task, Failure failure) {
+  tell(failure.kind);
+  const std::string what = fmt::format("merchant database {}: {}: {}", description_, task, failure.message);
+  // When the session's prepared statements no longer answer to their names: one whose table changed
+  // a column's type fails so at every run (SQLSTATE 0A000), and all are gone after a DISCARD ALL or
+  // DEALLOCATE, which a connection pooler may run (26000). Opened afresh, the session prepares them anew.
+  if (failure.kind == DatabaseFailure::connection_lost && connection_ != nullptr) {
+    drop(task, farewell_.empty() ? failure.message : farewell_);
+  } else if ((failure.kind == DatabaseFailure::read_only && !read_only_) || failure.names_lost) {
     // Opened afresh for the next statement (after a refused write, it may reach the writable server:
     // see the header).
     PQfinish(connection_);
     connection_ = nullptr;
   }
-  throw MerchantDatabaseError(what, failure);
+  throw MerchantDatabaseError(what, failure.kind);
 }
 
 }  // namespace fulfillsync::merchant

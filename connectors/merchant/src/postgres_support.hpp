@@ -273,7 +273,19 @@ class PostgresConnection {
   void begin(std::string_view task, Transaction kind);
   void commit(std::string_view task);
   void rollback() noexcept;
-  [[noreturn]] void fail(std::string_view task, std::string_view message, DatabaseFailure failure);
+  // An error as the connection reports and handles it.
+  struct Failure {
+    std::string message;  // one line, with the server's SQLSTATE when it gave one
+    DatabaseFailure kind = DatabaseFailure::other;
+    // The session's prepared statements no longer answer to their names (see fail()).
+    bool names_lost = false;
+  };
+  // The failure of the server's error result `raw` (or of the connection, without one).
+  Failure failure_of(const PGresult* raw) const;
+  [[noreturn]] void fail(std::string_view task, Failure failure);
+  [[noreturn]] void fail(std::string_view task, std::string_view message, DatabaseFailure kind) {
+    fail(task, Failure{std::string(message), kind, false});
+  }
   void tell(DatabaseFailure failure) {
     if (observer_ != nullptr) observer_->failed(failure);
   }
