@@ -155,12 +155,6 @@ bool CreatePushJob::settle_unclear(std::span<const LedgerEntry> unclear, const s
   return true;
 }
 
-bool CreatePushJob::cancel_awaits(const LedgerEntry& entry) {
-  if (kind_ != LedgerKind::order_create) return false;
-  const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
-  return cancel && cancel->state != LedgerState::withdrawn;
-}
-
 bool CreatePushJob::withdraw_if_cancelled(const LedgerEntry& entry) {
   if (kind_ != LedgerKind::order_create) return false;
   const auto cancel = context_.ledger.find(LedgerKind::order_cancel, entry.source_key);
@@ -217,11 +211,19 @@ asio::awaitable<void> CreatePushJob::send(JobRun& run) {
         run.more = true;
       }
     }
-    std::erase_if(entries, [&](const LedgerEntry& entry) {
-      if (!cancel_awaits(entry)) return false;
-      if (!batch) batch.emplace(context_.ledger);
-      return withdraw_if_cancelled(entry);
-    });
+    if (kind_ == LedgerKind::order_create) {
+      // The chunk's cancels in one lookup; an order found with one is checked again inside the write.
+      std::vector<std::string> keys;
+      keys.reserve(entries.size());
+      for (const LedgerEntry& entry : entries) keys.push_back(entry.source_key);
+      const auto cancels = context_.ledger.held_versions(LedgerKind::order_cancel, keys);
+      std::erase_if(entries, [&](const LedgerEntry& entry) {
+        const auto cancel = cancels.find(entry.source_key);
+        if (cancel == cancels.end() || cancel->second.state == LedgerState::withdrawn) return false;
+        if (!batch) batch.emplace(context_.ledger);
+        return withdraw_if_cancelled(entry);
+      });
+    }
     if (batch) batch->commit();
   }
   if (entries.empty()) co_return;

@@ -32,8 +32,6 @@ class CreatePushJob final : public PushJob {
               std::vector<OutboundLedger::Created>& created);
   // An order create whose row asks for a cancel is never sent: both entries are withdrawn.
   bool withdraw_if_cancelled(const LedgerEntry& entry);
-  // Whether withdraw_if_cancelled would withdraw it (reads only).
-  bool cancel_awaits(const LedgerEntry& entry);
   std::string failpoint_name(std::string_view step) const;
 
   LedgerKind kind_;
