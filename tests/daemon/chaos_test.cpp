@@ -83,20 +83,12 @@ struct ChaosOptions {
 };
 
 // Under a sanitizer everything runs several times slower; the plain build has the full run.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr std::chrono::seconds kDefaultDuration{60};
-#else
-constexpr std::chrono::seconds kDefaultDuration{120};
-#endif
+constexpr std::chrono::seconds kDefaultDuration{kSanitized ? 60 : 120};
 // The mode restoring older copies of the store: enough kills for a dozen restores, and both modes
 // together within the suite's time.
 constexpr std::chrono::seconds kRestoringDuration{60};
 // The PostgreSQL mode: about a minute (less under a sanitizer), with the server restarted this often.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr std::chrono::seconds kPostgresDuration{40};
-#else
-constexpr std::chrono::seconds kPostgresDuration{60};
-#endif
+constexpr std::chrono::seconds kPostgresDuration{kSanitized ? 40 : 60};
 constexpr int kPostgresRestarts = 3;
 
 ChaosOptions chaos_options(std::chrono::seconds default_duration) {

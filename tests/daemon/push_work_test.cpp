@@ -171,11 +171,11 @@ TEST_F(PushWorkTest, ABacklogIsCommittedAFewTimesPerChunkNotPerSend) {
   // the result rows; the pulls in the same run commit a page each. With 5,000 orders: about 120 synced
   // commits of the checkpoint store and 70 of the merchant database, against 674 and 610 when a mark
   // covered the few sends leaving with it. The marks follow the pace of the sends, so the bounds leave
-  // room for a slow (sanitized) build.
+  // room for a slow build: sanitized, with other builds beside it, 258 and 265.
   const double checkpoint = static_cast<double>(commits["checkpoint.db"]) / kOrders;
   const double results = static_cast<double>(commits["merchant.db"]) / kOrders;
-  EXPECT_LE(checkpoint, 0.05) << commits["checkpoint.db"] << " synced commits of the checkpoint store";
-  EXPECT_LE(results, 0.04) << commits["merchant.db"] << " commits of the merchant database";
+  EXPECT_LE(checkpoint, 0.09) << commits["checkpoint.db"] << " synced commits of the checkpoint store";
+  EXPECT_LE(results, 0.08) << commits["merchant.db"] << " commits of the merchant database";
 }
 
 // The ledger's updates in a bulk push: the marks of the sends leaving together, the creates a commit

@@ -23,6 +23,7 @@
 #include "fulfillsync/testing/http.hpp"
 #include "fulfillsync/testing/process.hpp"
 #include "fulfillsync/testing/sandbox.hpp"
+#include "fulfillsync/testing/sanitized.hpp"
 
 namespace fulfillsync::testing {
 
@@ -240,7 +241,7 @@ class SyncFixture : public ::testing::Test {
     std::vector<std::string> argv = {binary_path("fulfillsyncd").string(), "--config", config_path.string()};
     argv.insert(argv.end(), command.begin(), command.end());
     return run(ChildProcess::Options{.argv = argv, .set_env = std::move(env), .unset_env = {"FULFILLSYNC_FAILPOINTS"}},
-               180s);
+               180s * kSanitizedSlowdown);
   }
   RunResult once(std::vector<std::string> env = {}) { return daemon({"once"}, std::move(env)); }
 
