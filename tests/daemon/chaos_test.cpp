@@ -941,8 +941,12 @@ void ChaosTest::run_chaos(Mode mode) {
     keep_daemon_log(*running, daemon_kills, failpoint);
     ++daemon_kills;
     // The daemon is down: what the provider shows marked must be in the merchant database already.
+    // (Once the daemon has made its result tables: a run killed early in its first start, as a
+    // sanitized one can be, had not yet, and had marked nothing.)
     copy_result_tables();
-    expect_no_mark_without_merchant_tracking();
+    if (count("SELECT count(*) FROM sqlite_master WHERE name = 'fulfillsync_shipments'") > 0) {
+      expect_no_mark_without_merchant_tracking();
+    }
     checkpoints.sample();
     const int restored = copies.restored;
     copy_or_restore_store(copies, random);
