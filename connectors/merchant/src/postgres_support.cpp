@@ -655,7 +655,7 @@ std::vector<PgResult> PostgresConnection::finish_pipeline(PipelineReading& readi
   std::span<const Statement> statements = reading.statements;
   auto& error = reading.error;
   if (!reading.synced || PQexitPipelineMode(connection_) != 1) {
-    if (!error) error.emplace(reading.results.size(), Failure{pg_error_message(connection_), DatabaseFailure::connection_lost, false});
+    if (!error) error.emplace(reading.results.size(), Failure{pg_error_message(connection_), {}, false});
     error->second.kind = DatabaseFailure::connection_lost;
   }
   if (!error) return std::move(reading.results);
