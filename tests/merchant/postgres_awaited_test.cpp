@@ -26,10 +26,12 @@ class PostgresAwaitedTest : public PostgresMerchantTest {
   // A batch that inserts `rows` into awaited_rows, each after `sleep` seconds on the server. (Callers
   // name their vector first: GCC 12 mis-destroys a temporary built inside co_await.)
   asio::awaitable<std::vector<int>> insert(std::vector<int> rows, const char* sleep = "0") {
-    std::vector<std::vector<PgParam>> params;
-    for (const int n : rows) params.push_back({std::to_string(n), sleep});
-    std::string sql = "INSERT INTO fulfillsync.awaited_rows (n) SELECT $1::int FROM pg_sleep($2::float8)";
-    co_return co_await connection->run_in_one_round_trip_async("inserting", std::move(sql), std::move(params));
+    std::vector<PostgresConnection::Statement> statements;
+    for (const int n : rows) {
+      statements.push_back({"inserting", "INSERT INTO fulfillsync.awaited_rows (n) SELECT $1::int FROM pg_sleep($2::float8)",
+                            {std::to_string(n), sleep}});
+    }
+    co_return co_await connection->run_in_one_round_trip_async(std::move(statements));
   }
 
   asio::io_context io;

@@ -142,6 +142,18 @@ TEST_F(PostgresPulledTablesTest, ShipmentWritesGoInThreeRoundTripsAPage) {
   EXPECT_EQ(one("SELECT remote_status FROM fulfillsync.fulfillsync_order_sync"), "Fulfilled");
 }
 
+// An order named several times on a page (statements of many rows: an UPDATE from a list would take
+// either of two rows for one order) ends with its newest status, as one after the other would.
+TEST_F(PostgresPulledTablesTest, AnOrderNamedAgainOnAPageEndsWithItsNewestStatus) {
+  std::vector<OrderStatusRecord> statuses;
+  for (const auto& [status, as_of] : {std::pair{"Processing", t2}, {"Fulfilled", t3}, {"Exception", t1}}) {
+    for (int i = 0; i < 30; ++i) statuses.push_back({.reference_id = "O-1", .status = status, .as_of = as_of});
+  }
+  db->pulled().write_shipments(statuses, {});
+  EXPECT_EQ(one("SELECT remote_status || '|' || remote_updated_at FROM fulfillsync.fulfillsync_order_sync"),
+            "Fulfilled|" + t3);
+}
+
 TEST_F(PostgresPulledTablesTest, TrackingToMarkPagesAndRecordsMarks) {
   db->pulled().write_shipments({}, std::vector{shipment(5001, t1), shipment(5002, t1), shipment(5003, t1)});
   EXPECT_THAT(db->pulled().tracking_to_mark(0, 2, false),

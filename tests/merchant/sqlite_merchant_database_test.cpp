@@ -730,7 +730,8 @@ int authorize_connection(sqlite3* db, const char**, const void*) {
 }
 
 // A pull writes a few shipments at a time, all day: each statement is prepared once per connection,
-// not once per page or row.
+// not once per page or row. Pages of one shape use the same statements (5 shipments: one of 4 rows
+// and one of 1), so every page after the first prepares nothing.
 TEST_F(PulledRecordsTest, EachWriteIsPreparedOncePerConnection) {
   std::map<std::string, int> prepared;
   sqlite3_auto_extension(reinterpret_cast<void (*)()>(authorize_connection));
@@ -739,7 +740,9 @@ TEST_F(PulledRecordsTest, EachWriteIsPreparedOncePerConnection) {
   created_order("O-1", 101);
 
   g_prepared_writes = &prepared;
+  std::map<std::string, int> after_first_page;
   for (std::int64_t page = 0; page < 20; ++page) {
+    if (page == 1) after_first_page = prepared;
     const std::vector<OrderStatusRecord> orders = {
         {.reference_id = "O-1", .remote_id = 101, .status = "Processing", .as_of = t1}};
     std::vector<ShipmentRecord> shipments;
@@ -755,15 +758,50 @@ TEST_F(PulledRecordsTest, EachWriteIsPreparedOncePerConnection) {
 
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments"), 100);
   EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_timeline"), 40);
-  std::vector<std::string> more_than_once;
-  for (const auto& [statement, times] : prepared) {
-    if (times != 1) more_than_once.push_back(fmt::format("{}: {}", statement, times));
-  }
-  EXPECT_THAT(more_than_once, IsEmpty());
-  EXPECT_EQ(prepared.count("insert fulfillsync_shipments"), 1u);
+  EXPECT_EQ(prepared, after_first_page);
+  // The shipments' and the tracking's upserts: a statement of 4 rows and one of 1.
+  EXPECT_EQ(prepared["insert fulfillsync_shipments"], 2);
+  EXPECT_EQ(prepared["insert fulfillsync_tracking"], 2);
   EXPECT_EQ(prepared.count("insert fulfillsync_shipment_items"), 1u);
-  EXPECT_EQ(prepared.count("insert fulfillsync_tracking"), 1u);
   EXPECT_EQ(prepared.count("insert fulfillsync_shipment_timeline"), 1u);
+}
+
+// A page of many shipments is written in statements of many rows (RowUpsert::write_each), and ends
+// as writing its records one after the other would: a shipment named again later on the page is
+// replaced by a newer record (with its items and tracking) and kept from an older one; so is an
+// order's status.
+TEST_F(PulledRecordsTest, APageOfManyShipmentsEndsAsWritingThemOneAfterTheOther) {
+  created_order("O-1", 101);
+  created_order("O-2", 102);
+  std::vector<OrderStatusRecord> statuses = {{.reference_id = "O-1", .status = "Processing", .as_of = t2},
+                                             {.reference_id = "O-2", .status = "Processing", .as_of = t1},
+                                             {.reference_id = "O-1", .status = "Fulfilled", .as_of = t3},
+                                             {.reference_id = "O-1", .status = "Exception", .as_of = t1}};
+  std::vector<ShipmentRecord> page;
+  for (std::int64_t id = 7000; id < 7100; ++id) page.push_back(shipment(id, t2));
+  for (std::int64_t id = 7000; id < 7050; ++id) {
+    const bool newer = id % 2 == 0;
+    auto again = shipment(id, newer ? t3 : t1);
+    again.tracking->tracking_number = newer ? fmt::format("NEW-{}", id) : "OLD";
+    again.items = {{.line_number = 1, .product_reference_id = newer ? "NEW" : "OLD", .quantity = 1},
+                   {.line_number = 2, .product_reference_id = newer ? "NEW" : "OLD", .quantity = 1}};
+    page.push_back(std::move(again));
+  }
+  db->pulled().write_shipments(statuses, page);
+
+  EXPECT_THAT(rows(app, "SELECT reference_id, remote_status, remote_updated_at FROM fulfillsync_order_sync ORDER BY 1"),
+              ElementsAre("O-1|Fulfilled|" + t3, "O-2|Processing|" + t1));
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments"), 100);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments WHERE last_update_at = '" + t3 + "'"), 25);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipments WHERE last_update_at = '" + t1 + "'"), 0);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_tracking WHERE tracking_number = 'NEW-' || shipment_id "
+                       "AND shipment_id % 2 = 0 AND shipment_id < 7050"),
+            25);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_tracking WHERE tracking_number = '1Z999'"), 75);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_items WHERE product_reference_id = 'NEW'"), 50);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_items WHERE product_reference_id = 'OLD'"), 0);
+  EXPECT_EQ(count(app, "SELECT count(*) FROM fulfillsync_shipment_items"), 50 + 75 * static_cast<std::int64_t>(
+                                                                                   shipment(0, t2).items.size()));
 }
 
 TEST_F(PulledRecordsTest, AnOlderShipmentChangesNothingAndANewerOneReplacesItsItems) {

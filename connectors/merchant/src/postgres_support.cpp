@@ -417,13 +417,11 @@ void PostgresConnection::rollback() noexcept {
   PQclear(PQexec(connection_, "ROLLBACK"));
 }
 
-std::vector<PostgresConnection::Statement> PostgresConnection::one_transaction(
-    std::string_view task, const std::string& sql, std::span<const std::vector<PgParam>> rows) {
-  std::vector<Statement> statements;
-  statements.reserve(rows.size() + 2);
-  statements.push_back({std::string(task), "BEGIN", {}});
-  for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
-  statements.push_back({std::string(task), "COMMIT", {}});
+std::vector<PostgresConnection::Statement> PostgresConnection::one_transaction(std::vector<Statement> statements) {
+  FULFILLSYNC_INVARIANT(!statements.empty(), "a transaction in one round trip has statements");
+  const std::string task = statements.front().task;
+  statements.insert(statements.begin(), Statement{task, "BEGIN", {}});
+  statements.push_back({task, "COMMIT", {}});
   return statements;
 }
 
@@ -453,23 +451,21 @@ std::vector<int> changed_between(const std::vector<PgResult>& results) {
 
 }  // namespace
 
-std::vector<int> PostgresConnection::run_in_one_round_trip(std::string_view task, const std::string& sql,
-                                                           std::span<const std::vector<PgParam>> rows) {
+std::vector<int> PostgresConnection::run_in_one_round_trip(std::vector<Statement> statements) {
   FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
-  if (rows.empty()) return {};
-  open_if_lost(task);
+  if (statements.empty()) return {};
+  open_if_lost(statements.front().task);
   try {
-    return changed_between(pipeline(one_transaction(task, sql, rows)));
+    return changed_between(pipeline(one_transaction(std::move(statements))));
   } catch (...) {
     rollback();  // a failed transaction waits for it
     throw;
   }
 }
 
-asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_async(
-    std::string task, std::string sql, std::vector<std::vector<PgParam>> rows) {
+asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_async(std::vector<Statement> statements) {
   FULFILLSYNC_INVARIANT(!in_transaction_, "a batch in one round trip is its own transaction");
-  if (rows.empty()) co_return std::vector<int>{};
+  if (statements.empty()) co_return std::vector<int>{};
   if (!awaited_) awaited_ = std::make_shared<Awaited>();
   const std::shared_ptr<Awaited> awaited = awaited_;
   const auto executor = co_await asio::this_coro::executor;
@@ -489,8 +485,8 @@ asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_asyn
 
   const auto pipeline = std::make_shared<AwaitedPipeline>();
   try {
-    open_if_lost(task);
-    pipeline->statements = one_transaction(task, sql, rows);
+    open_if_lost(statements.front().task);
+    pipeline->statements = one_transaction(std::move(statements));
     pipeline->reading = std::make_unique<PipelineReading>();
     // Queued without waiting for the socket to take it all: a batch of hundreds of statements is
     // more than it holds, and the server takes the rest only as fast as it executes them.
@@ -557,18 +553,15 @@ void PostgresConnection::run_later(std::string_view task, const std::string& sql
   queued_.push_back({std::string(task), sql, std::move(params)});
 }
 
-std::vector<int> PostgresConnection::run_each(std::string_view task, const std::string& sql,
-                                             std::span<const std::vector<PgParam>> rows) {
-  FULFILLSYNC_INVARIANT(in_transaction_, "run_each writes inside a transaction");
-  std::vector<int> changed;
-  if (rows.empty()) return changed;
-  std::vector<Statement> statements = std::exchange(queued_, {});
-  const std::size_t first = statements.size();
-  for (const std::vector<PgParam>& row : rows) statements.push_back({std::string(task), sql, row});
-  const std::vector<PgResult> results = pipeline(statements);
-  changed.reserve(rows.size());
-  for (std::size_t i = first; i < results.size(); ++i) changed.push_back(results[i].changed());
-  return changed;
+std::vector<PgResult> PostgresConnection::run_together(std::vector<Statement> statements) {
+  FULFILLSYNC_INVARIANT(in_transaction_, "run_together writes inside a transaction");
+  if (statements.empty()) return {};
+  std::vector<Statement> all = std::exchange(queued_, {});
+  const std::size_t first = all.size();
+  all.insert(all.end(), std::make_move_iterator(statements.begin()), std::make_move_iterator(statements.end()));
+  std::vector<PgResult> results = pipeline(all);
+  results.erase(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(first));
+  return results;
 }
 
 std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> statements) {
@@ -675,48 +668,68 @@ std::string pg_upsert_sql(std::string_view table, SqlValues row, const std::opti
 }
 
 PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optional<OnConflict> on_conflict)
-    : connection_(connection),
-      table_(std::move(table)),
-      on_conflict_(std::move(on_conflict)),
+    : RowUpsert(std::move(table), std::move(on_conflict)),
+      connection_(connection),
       task_(fmt::format("writing {}", table_)) {}
 
 int PgUpsert::write(SqlValues row) {
-  if (sql_.empty()) {
-    sql_ = pg_upsert_sql(table_, row, on_conflict_);
-  }
+  check_columns(row);
+  if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
   return connection_.run(task_, sql_, parameters(row)).changed();
 }
 
 void PgUpsert::write_unread(SqlValues row) {
+  check_columns(row);
   if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
   connection_.run_later(task_, sql_, parameters(row));
 }
 
-std::vector<int> PgUpsert::write_each(std::span<const std::vector<Named>> rows) {
-  if (rows.empty()) return {};
-  if (sql_.empty()) sql_ = pg_upsert_sql(table_, rows.front(), on_conflict_);
-  std::vector<std::vector<PgParam>> params;
-  params.reserve(rows.size());
-  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
-  return connection_.run_each(task_, sql_, params);
+std::vector<PostgresConnection::Statement> PgUpsert::statements(std::span<const Batch> batches) const {
+  std::vector<PostgresConnection::Statement> made;
+  made.reserve(batches.size());
+  for (const Batch& batch : batches) {
+    PostgresConnection::Statement& statement = made.emplace_back(PostgresConnection::Statement{task_, *batch.sql, {}});
+    statement.params.reserve(batch.rows.size() * columns_.size());
+    for (const std::vector<Named>& row : batch.rows) {
+      for (const Named& named : row) statement.params.push_back(named.value.text());
+    }
+  }
+  return made;
+}
+
+std::vector<std::vector<std::string>> PgUpsert::run_batches(std::span<const Batch> batches, bool read) {
+  std::vector<PostgresConnection::Statement> made = statements(batches);
+  if (!read) {
+    for (PostgresConnection::Statement& statement : made) {
+      connection_.run_later(statement.task, statement.sql, std::move(statement.params));
+    }
+    return {};
+  }
+  std::vector<std::vector<std::string>> written;
+  for (const PgResult& result : connection_.run_together(std::move(made))) {
+    // The keys it returned, one row each: each column's text, joined as key_text joins them.
+    std::vector<std::string>& keys = written.emplace_back();
+    for (int r = 0; r < result.rows(); ++r) {
+      std::string key;
+      for (int c = 0; c < PQnfields(result.raw()); ++c) {
+        if (c > 0) key += '\x1f';
+        key += result.text(r, c);
+      }
+      keys.push_back(std::move(key));
+    }
+  }
+  return written;
 }
 
 asio::awaitable<void> PgUpsert::write_in_one_round_trip_async(std::span<const std::vector<Named>> rows) {
   if (rows.empty()) co_return;
-  std::string sql = pg_upsert_sql(table_, rows.front(), on_conflict_);
-  std::vector<std::vector<PgParam>> params;
-  params.reserve(rows.size());
-  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
-  co_await connection_.run_in_one_round_trip_async(task_, std::move(sql), std::move(params));
+  std::vector<PostgresConnection::Statement> made = statements(batches(rows, false));
+  co_await connection_.run_in_one_round_trip_async(std::move(made));
 }
 
 void PgUpsert::write_in_one_round_trip(std::span<const std::vector<Named>> rows) {
   if (rows.empty()) return;
-  const std::string sql = pg_upsert_sql(table_, rows.front(), on_conflict_);
-  std::vector<std::vector<PgParam>> params;
-  params.reserve(rows.size());
-  for (const std::vector<Named>& row : rows) params.push_back(parameters(row));
-  connection_.run_in_one_round_trip(fmt::format("writing {}", table_), sql, params);
+  connection_.run_in_one_round_trip(statements(batches(rows, false)));
 }
 
 std::vector<PgParam> parameters(SqlValues values) {

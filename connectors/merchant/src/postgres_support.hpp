@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "fulfillsync/common/asio.hpp"
 #include "fulfillsync/config/config.hpp"
 #include "fulfillsync/merchant/database_error.hpp"
@@ -151,13 +153,19 @@ class PostgresConnection {
   // Runs SQL text of several statements without parameters: the reference DDL, nothing with values.
   void run_script(std::string_view task, const std::string& sql);
 
-  // Runs `sql` once for each of `rows` (bound as its parameters) in one write transaction of its own,
-  // in one round trip: BEGIN, the statements and COMMIT go out together (libpq's pipeline mode), so
-  // a batch costs one wait on the server, not one per row. Returns the rows each statement changed.
-  // Fails as a transaction does: the first error rolls the whole batch back (the connection stays
-  // usable, or is dropped and opened again when it was lost); not inside in_transaction.
-  std::vector<int> run_in_one_round_trip(std::string_view task, const std::string& sql,
-                                         std::span<const std::vector<PgParam>> rows);
+  // A statement and its parameters, `task` saying what it was for in an error.
+  struct Statement {
+    std::string task;
+    std::string sql;
+    std::vector<PgParam> params;
+  };
+
+  // Runs `statements` in one write transaction of their own, in one round trip: BEGIN, the
+  // statements and COMMIT go out together (libpq's pipeline mode), so a batch costs one wait on the
+  // server, not one per statement. Returns the rows each statement changed. Fails as a transaction
+  // does: the first error rolls the whole batch back (the connection stays usable, or is dropped and
+  // opened again when it was lost); not inside in_transaction.
+  std::vector<int> run_in_one_round_trip(std::vector<Statement> statements);
 
   // The same, awaited without holding up the caller's event loop: the statements go out at once and
   // the loop serves others (an order's HTTP send, its answer) while the server works, until libpq's
@@ -165,17 +173,16 @@ class PostgresConnection {
   // does. One such batch is under way at a time; another waits its turn. A blocking statement
   // meanwhile first waits for what the batch under way has left to come (as it would for a statement
   // of its own), so no one reads another's results.
-  boost::asio::awaitable<std::vector<int>> run_in_one_round_trip_async(std::string task, std::string sql,
-                                                                       std::vector<std::vector<PgParam>> rows);
+  boost::asio::awaitable<std::vector<int>> run_in_one_round_trip_async(std::vector<Statement> statements);
 
   // Inside a write transaction: a statement whose result nobody reads. It waits, and goes out with the
   // next statement that is read (or COMMIT) in one round trip; its failure fails that statement, and
   // so the transaction.
   void run_later(std::string_view task, const std::string& sql, std::vector<PgParam> params);
 
-  // Inside a write transaction: runs `sql` once for each of `rows`, after the statements waiting
-  // (run_later), all in one round trip; returns the rows each changed. Fails as one statement does.
-  std::vector<int> run_each(std::string_view task, const std::string& sql, std::span<const std::vector<PgParam>> rows);
+  // Inside a write transaction: runs `statements` after those waiting (run_later), all in one round
+  // trip, and returns their results. Fails as one statement does.
+  std::vector<PgResult> run_together(std::vector<Statement> statements);
 
   // Round trips to the server so far (each statement, script or pipeline waited on): what the
   // batched writes save, for tests.
@@ -236,17 +243,11 @@ class PostgresConnection {
   // Closes a connection that was lost (or is to be opened afresh); the next statement opens it again.
   void drop(std::string_view task, std::string_view why);
   PgResult execute(std::string_view task, const std::string& sql, std::span<const PgParam> params);
-  struct Statement {
-    std::string task;
-    std::string sql;
-    std::vector<PgParam> params;
-  };
   // Sends `statements` in one round trip (libpq's pipeline mode) and returns their results; throws
   // the first one's failure (the server skipped those after it).
   std::vector<PgResult> pipeline(std::span<const Statement> statements);
-  // BEGIN, `sql` once per row, COMMIT: run_in_one_round_trip's statements.
-  static std::vector<Statement> one_transaction(std::string_view task, const std::string& sql,
-                                                std::span<const std::vector<PgParam>> rows);
+  // `statements` between BEGIN and COMMIT: run_in_one_round_trip's.
+  static std::vector<Statement> one_transaction(std::vector<Statement> statements);
   // pipeline()'s halves: sending, and reading the results as they come (PipelineReading); what the
   // blocking and the awaited pipelines share.
   struct PipelineReading;
@@ -314,9 +315,9 @@ class PostgresConnection {
   std::shared_ptr<Awaited> awaited_;  // shared with the awaiting coroutines, which may outlive a turn
 };
 
-// Writes rows into one table one at a time (or a batch in one round trip), each value named beside
-// its column, with the SQL of SQLite's Upsert (sql_values.hpp: upsert_sql) and `$n` parameters. The
-// first row fixes the columns; every later row names the same ones in the same order.
+// Writes rows into one table (RowUpsert), with the SQL of SQLite's Upsert (sql_values.hpp: upsert_sql)
+// and `$n` parameters. The first row fixes the columns; every later row names the same ones in the
+// same order.
 class PgUpsert final : public RowUpsert {
  public:
   using RowUpsert::write;
@@ -325,20 +326,22 @@ class PgUpsert final : public RowUpsert {
 
   int write(SqlValues row) override;
   void write_unread(SqlValues row) override;
-  // Inside a write transaction, in one round trip (PostgresConnection::run_each).
-  std::vector<int> write_each(std::span<const std::vector<Named>> rows) override;
-  // Writes every row in one transaction of its own and one round trip
+  // Writes every row in one transaction of its own and one round trip, as write_each's statements
   // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
   void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
   // The same, awaited (PostgresConnection::run_in_one_round_trip_async).
   boost::asio::awaitable<void> write_in_one_round_trip_async(std::span<const std::vector<Named>> rows);
 
  private:
+  // Inside a write transaction: the batches that are read in one round trip (run_together), the
+  // others left to go with the next (run_later).
+  std::vector<std::vector<std::string>> run_batches(std::span<const Batch> batches, bool read) override;
+  std::string numbered_parameter(std::size_t index) const override { return fmt::format("${}", index + 1); }
+  std::vector<PostgresConnection::Statement> statements(std::span<const Batch> batches) const;
+
   PostgresConnection& connection_;
-  std::string table_;
-  std::optional<OnConflict> on_conflict_;
   std::string task_;  // "writing <table>", for an error
-  std::string sql_;   // of the first row
+  std::string sql_;   // of one row
 };
 
 // SQLite's upsert SQL (sql_values.hpp: upsert_sql) with `$n` parameters.

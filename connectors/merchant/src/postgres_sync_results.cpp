@@ -21,8 +21,8 @@ std::vector<SyncResult> read_results(const PgResult& rows, SourceKind kind) {
 
 namespace {
 
-// One transaction in one round trip: each row its own upsert, so a batch naming a row twice writes
-// it as one after the other would.
+// One transaction in one round trip (RowUpsert::write_each's statements of many rows), written as
+// one row after the other would be, a row named twice included.
 std::vector<std::vector<Named>> result_rows(SourceKind kind, std::span<const SyncResult> results) {
   std::vector<std::vector<Named>> rows;
   rows.reserve(results.size());

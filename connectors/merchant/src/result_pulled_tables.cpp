@@ -48,12 +48,15 @@ struct ResultPulledTables::Writes {
         lots_table(db.table("inventory_lots")),
         variants_table(db.table("variant_sync")),
         // Only orders the daemon pushed have a row; a status older than the one held changes nothing.
+        // A statement a row, unlike the upserts: one over a list of rows is planned as a join, which
+        // a table whose statistics lag its growth makes a scan of the whole table.
         order_status(fmt::format("UPDATE {} SET remote_status = :status, remote_updated_at = :as_of"
                                  " WHERE reference_id = :reference_id"
                                  " AND (remote_updated_at IS NULL OR remote_updated_at <= :as_of)",
                                  db.result_table(SourceKind::orders))),
         shipments(db.upsert(shipments_table,
                             OnConflict{.key = {"shipment_id"}, .where = "excluded.last_update_at >= t.last_update_at"})),
+        // A statement a shipment, as order_status: a list of ids is planned as a scan there too.
         delete_items(fmt::format("DELETE FROM {} WHERE shipment_id = :shipment_id", db.table("shipment_items"))),
         items(db.upsert(db.table("shipment_items"), std::nullopt)),
         // The merchant acknowledged a tracking number, not a shipment: a new number needs a new
@@ -161,13 +164,40 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
       });
     }
     const std::vector<int> written = w.shipments->write_each(rows);
+    // What belongs to each shipment written (an older record's items and tracking are older too):
+    // its items replaced, as the last record of it on the page has them; its tracking upserted in
+    // page order, as writing each after its shipment would.
+    std::map<std::int64_t, const ShipmentRecord*> latest;
+    std::vector<std::vector<Named>> items, tracking;
+    std::vector<std::int64_t> uploaded;
     for (std::size_t i = 0; i < shipments.size(); ++i) {
-      if (written[i] == 0) continue;  // an older record: its items and tracking are older too
+      if (written[i] == 0) continue;
       const ShipmentRecord& shipment = shipments[i];
-      db.run_unread(w.delete_items, {{"shipment_id", shipment.shipment_id}});
-      for (const ShipmentItemRecord& item : shipment.items) {
-        w.items->write_unread({
+      latest[shipment.shipment_id] = &shipment;
+      if (const auto& record = shipment.tracking) {
+        tracking.push_back({
             {"shipment_id", shipment.shipment_id},
+            {"order_id", shipment.order_id},
+            {"order_reference_id", shipment.order_reference_id},
+            {"tracking_number", record->tracking_number},
+            {"carrier", record->carrier},
+            {"carrier_service", record->carrier_service},
+            {"tracking_url", record->tracking_url},
+            {"scac", record->scac},
+            {"bol", record->bol},
+            {"pro_number", record->pro_number},
+            {"shipping_date", record->shipping_date},
+            {"last_tracking_update_at", record->last_tracking_update_at},
+            {"written_at", now},
+        });
+        if (shipment.is_tracking_uploaded) uploaded.push_back(shipment.shipment_id);
+      }
+    }
+    for (const auto& [shipment_id, shipment] : latest) {
+      db.run_unread(w.delete_items, {{"shipment_id", shipment_id}});
+      for (const ShipmentItemRecord& item : shipment->items) {
+        items.push_back({
+            {"shipment_id", shipment_id},
             {"line_number", item.line_number},
             {"product_id", item.product_id},
             {"product_reference_id", item.product_reference_id},
@@ -181,25 +211,10 @@ void ResultPulledTables::write_shipments(std::span<const OrderStatusRecord> orde
             {"serial_numbers", json_array(item.serial_numbers)},
         });
       }
-      if (const auto& tracking = shipment.tracking) {
-        w.tracking->write_unread({
-            {"shipment_id", shipment.shipment_id},
-            {"order_id", shipment.order_id},
-            {"order_reference_id", shipment.order_reference_id},
-            {"tracking_number", tracking->tracking_number},
-            {"carrier", tracking->carrier},
-            {"carrier_service", tracking->carrier_service},
-            {"tracking_url", tracking->tracking_url},
-            {"scac", tracking->scac},
-            {"bol", tracking->bol},
-            {"pro_number", tracking->pro_number},
-            {"shipping_date", tracking->shipping_date},
-            {"last_tracking_update_at", tracking->last_tracking_update_at},
-            {"written_at", now},
-        });
-        if (shipment.is_tracking_uploaded) db.run_unread(w.already_marked, {{"shipment_id", shipment.shipment_id}, {"now", now}});
-      }
     }
+    w.items->write_all(items);
+    w.tracking->write_all(tracking);
+    for (const std::int64_t shipment_id : uploaded) db.run_unread(w.already_marked, {{"shipment_id", shipment_id}, {"now", now}});
   });
 }
 
@@ -208,9 +223,11 @@ void ResultPulledTables::write_timeline(std::int64_t shipment_id, std::span<cons
   const Writes& w = *writes_;
   db.in_write_transaction(fmt::format("writing {}", w.timeline_table), [&] {
     db.run_unread(w.delete_timeline, {{"shipment_id", shipment_id}});
+    std::vector<std::vector<Named>> rows;
+    rows.reserve(entries.size());
     std::int64_t seq = 0;
     for (const TimelineEntryRecord& entry : entries) {
-      w.timeline->write_unread({
+      rows.push_back({
           {"shipment_id", shipment_id},
           {"seq", ++seq},
           {"timestamp", entry.timestamp},
@@ -220,6 +237,7 @@ void ResultPulledTables::write_timeline(std::int64_t shipment_id, std::span<cons
           {"metadata", entry.metadata_json},
       });
     }
+    w.timeline->write_all(rows);
   });
 }
 
@@ -308,12 +326,14 @@ LotChanges ResultPulledTables::replace_lots(std::int64_t inventory_id, std::span
     }
 
     const std::string now = now_text();
+    std::vector<std::vector<Named>> rows;
+    rows.reserve(lots.size());
     for (const LotRecord& lot : lots) {
       const auto found = held.find(std::pair(lot.lot_number, lot.location_id));
       if (found == held.end() || found->second != lot) ++changes.written;
       if (found != held.end()) held.erase(found);
       const LotQuantitiesRecord& q = lot.quantities;
-      w.lots->write({
+      rows.push_back({
           {"inventory_id", inventory_id},
           {"lot_number", lot.lot_number},
           {"location_id", lot.location_id},
@@ -327,6 +347,7 @@ LotChanges ResultPulledTables::replace_lots(std::int64_t inventory_id, std::span
           {"synced_at", now},
       });
     }
+    w.lots->write_all(rows);
 
     for (const auto& [key, lot] : held) {
       changes.removed +=
@@ -361,20 +382,23 @@ int ResultPulledTables::write_variant_stock(std::span<const VariantStockRecord> 
   const Writes& w = *writes_;
   const std::string read_at_text = timestamps::format_iso8601_z(read_at);
   int written = 0;
+  std::vector<std::vector<Named>> rows;
+  rows.reserve(variants.size());
+  for (const VariantStockRecord& variant : variants) {
+    rows.push_back({
+        {"sku", variant.sku},
+        {"product_id", variant.product_id},
+        {"variant_id", variant.variant_id},
+        {"inventory_id", variant.inventory_id},
+        {"on_hand_qty", variant.on_hand_qty},
+        {"product_name", variant.product_name},
+        {"variant_name", variant.variant_name},
+        {"status", variant.status},
+        {"stock_read_at", read_at_text},
+    });
+  }
   db.in_write_transaction(fmt::format("writing {}", w.variants_table), [&] {
-    for (const VariantStockRecord& variant : variants) {
-      written += w.variants->write({
-          {"sku", variant.sku},
-          {"product_id", variant.product_id},
-          {"variant_id", variant.variant_id},
-          {"inventory_id", variant.inventory_id},
-          {"on_hand_qty", variant.on_hand_qty},
-          {"product_name", variant.product_name},
-          {"variant_name", variant.variant_name},
-          {"status", variant.status},
-          {"stock_read_at", read_at_text},
-      });
-    }
+    for (const int changed : w.variants->write_each(rows)) written += changed;
   });
   return written;
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "fulfillsync/common/invariant.hpp"
 #include "sql_names.hpp"
 
 namespace fulfillsync::merchant {
@@ -23,13 +25,18 @@ std::optional<std::string> SqlValue::text() const {
 }
 
 std::string upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict,
-                       const std::function<std::string(std::size_t index, std::string_view name)>& parameter) {
+                       const std::function<std::string(std::size_t index, std::string_view name)>& parameter,
+                       std::size_t rows, bool returning_key) {
   std::string names, values;
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", sql_name(row[i].name));
-    values += fmt::format("{}{}", values.empty() ? "" : ", ", parameter(i, row[i].name));
+  for (const Named& named : row) names += fmt::format("{}{}", names.empty() ? "" : ", ", sql_name(named.name));
+  for (std::size_t r = 0; r < rows; ++r) {
+    values += r == 0 ? "(" : ", (";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      values += fmt::format("{}{}", i == 0 ? "" : ", ", parameter(r * row.size() + i, row[i].name));
+    }
+    values += ")";
   }
-  std::string sql = fmt::format("INSERT INTO {} AS t ({}) VALUES ({})", table, names, values);
+  std::string sql = fmt::format("INSERT INTO {} AS t ({}) VALUES {}", table, names, values);
   if (!on_conflict) return sql;
 
   std::string keys, updates;
@@ -47,7 +54,98 @@ std::string upsert_sql(std::string_view table, SqlValues row, const std::optiona
   }
   sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET {}", keys, updates);
   if (!on_conflict->where.empty()) sql += fmt::format(" WHERE {}", on_conflict->where);
+  if (returning_key) sql += fmt::format(" RETURNING {}", keys);
   return sql;
+}
+
+std::string key_text(SqlValues row, std::span<const std::string_view> key) {
+  std::string text;
+  for (std::string_view column : key) {
+    const auto found = std::find_if(row.begin(), row.end(), [&](const Named& named) { return named.name == column; });
+    FULFILLSYNC_INVARIANT(found != row.end(), "a row names the columns of its key");
+    if (!text.empty()) text += '\x1f';
+    text += found->value.text().value_or("");
+  }
+  return text;
+}
+
+std::vector<std::span<const std::vector<Named>>> statements_of_rows(std::span<const std::vector<Named>> rows,
+                                                                    std::span<const std::string_view> key) {
+  std::vector<std::span<const std::vector<Named>>> statements;
+  const auto cut = [&](std::size_t first, std::size_t end) {
+    while (first < end) {
+      const std::size_t* size = std::find_if(std::begin(kRowsPerStatement), std::end(kRowsPerStatement),
+                                             [&](std::size_t rows_per_statement) { return rows_per_statement <= end - first; });
+      statements.push_back(rows.subspan(first, *size));
+      first += *size;
+    }
+  };
+  std::unordered_set<std::string> keys;  // of the run so far
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < rows.size() && !key.empty(); ++i) {
+    std::string row_key = key_text(rows[i], key);
+    if (keys.contains(row_key)) {
+      cut(run, i);
+      run = i;
+      keys.clear();
+    }
+    keys.insert(std::move(row_key));
+  }
+  cut(run, rows.size());
+  return statements;
+}
+
+RowUpsert::RowUpsert(std::string table, std::optional<OnConflict> on_conflict)
+    : table_(std::move(table)), on_conflict_(std::move(on_conflict)) {}
+
+void RowUpsert::check_columns(SqlValues row) {
+  if (columns_.empty()) {
+    for (const Named& named : row) columns_.push_back(named.name);
+  }
+  FULFILLSYNC_INVARIANT(std::equal(row.begin(), row.end(), columns_.begin(), columns_.end(),
+                                   [](const Named& named, std::string_view column) { return named.name == column; }),
+                        "every row of an upsert names the columns of its first row, in that order");
+}
+
+std::string RowUpsert::key_text(SqlValues row) const {
+  if (!on_conflict_) return {};
+  return merchant::key_text(row, on_conflict_->key);
+}
+
+std::vector<RowUpsert::Batch> RowUpsert::batches(std::span<const std::vector<Named>> rows, bool returning) {
+  for (const std::vector<Named>& row : rows) check_columns(row);
+  std::vector<Batch> made;
+  // Plain inserts: a key named twice fails either way.
+  const std::span<const std::string_view> key = on_conflict_ ? std::span<const std::string_view>(on_conflict_->key)
+                                                             : std::span<const std::string_view>();
+  for (const std::span<const std::vector<Named>> statement : statements_of_rows(rows, key)) {
+    std::string& sql = batch_sql_[{statement.size(), returning}];
+    if (sql.empty()) {
+      sql = upsert_sql(table_, statement.front(), on_conflict_,
+                       [this](std::size_t index, std::string_view) { return numbered_parameter(index); },
+                       statement.size(), returning && on_conflict_);
+    }
+    made.push_back({&sql, statement});
+  }
+  return made;
+}
+
+std::vector<int> RowUpsert::write_each(std::span<const std::vector<Named>> rows) {
+  const std::vector<Batch> made = batches(rows, true);
+  const std::vector<std::vector<std::string>> written = run_batches(made, true);
+  std::vector<int> changed;
+  changed.reserve(rows.size());
+  for (std::size_t b = 0; b < made.size(); ++b) {
+    // A plain insert writes every row or fails.
+    const std::unordered_set<std::string> keys(written[b].begin(), written[b].end());
+    for (const std::vector<Named>& row : made[b].rows) changed.push_back(!on_conflict_ || keys.contains(key_text(row)) ? 1 : 0);
+  }
+  return changed;
+}
+
+void RowUpsert::write_all(std::span<const std::vector<Named>> rows) {
+  if (rows.empty()) return;
+  run_batches(batches(rows, false), false);
 }
 
 std::string numbered_parameters(std::string_view sql, SqlValues values) {

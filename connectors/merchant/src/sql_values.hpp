@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -66,34 +67,76 @@ struct OnConflict {
   std::string where{};  // the row is updated only where this holds ("" always)
 };
 
-// INSERT INTO table AS t ("a", "b") VALUES (<a>, <b>) [ON CONFLICT ("a") DO UPDATE SET "b" =
-// excluded."b" WHERE ...], each value's parameter written by `parameter(index, name)`. `table` is
-// quoted already.
+// INSERT INTO table AS t ("a", "b") VALUES (<a>, <b>)[, (<a>, <b>)...] [ON CONFLICT ("a") DO UPDATE SET
+// "b" = excluded."b" WHERE ...] [RETURNING "a"]: `rows` rows of the columns `row` names, each value's
+// parameter written by `parameter(index, name)`, its index counted over the statement (row r's column
+// i is r * columns + i), and the conflict's key returned when `returning_key`. `table` is quoted already.
 std::string upsert_sql(std::string_view table, SqlValues row, const std::optional<OnConflict>& on_conflict,
-                       const std::function<std::string(std::size_t index, std::string_view name)>& parameter);
+                       const std::function<std::string(std::size_t index, std::string_view name)>& parameter,
+                       std::size_t rows = 1, bool returning_key = false);
 
-// Rows upserted one at a time into one table (upsert_sql), as each database writes them. The first
-// row fixes the columns and the statement; every later row names the same ones in the same order.
-// Kept for the next rows, so the statement is written (and where it can be, prepared) once.
+// Rows per statement of many rows: a run of rows is cut into statements of these sizes, largest
+// first, so that a write has a few statement texts, each reused.
+inline constexpr std::size_t kRowsPerStatement[] = {64, 16, 4, 1};
+
+// The values of the columns `key` of `row`, as text, joined: what tells two rows of a table apart.
+std::string key_text(SqlValues row, std::span<const std::string_view> key);
+
+// `rows` cut into statements of many rows that write them as one after the other would: a new run
+// of rows wherever a key comes again (one upsert may not write a row twice: PostgreSQL refuses it),
+// each run in statements of kRowsPerStatement rows. No key: one run.
+std::vector<std::span<const std::vector<Named>>> statements_of_rows(std::span<const std::vector<Named>> rows,
+                                                                    std::span<const std::string_view> key);
+
+// Rows upserted into one table (upsert_sql), as each database writes them. The first row fixes the
+// columns; every later row names the same ones in the same order. Statements are written (and where
+// they can be, prepared) once and kept for the next rows.
 class RowUpsert {
  public:
   virtual ~RowUpsert() = default;
-  // Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
+  // One row. Returns how many rows it changed: 0 when the conflict's `where` kept the row held.
   virtual int write(SqlValues row) = 0;
   int write(std::initializer_list<Named> row) { return write(SqlValues(row.begin(), row.size())); }
   // The same, for a row whose count is not read: a database may send it later, with the next
   // statement whose result is read or with the commit, in one round trip (PostgreSQL does).
   virtual void write_unread(SqlValues row) { write(row); }
   void write_unread(std::initializer_list<Named> row) { write_unread(SqlValues(row.begin(), row.size())); }
-  // Writes each row, in order, and returns what each changed: a database may send them all (with the
-  // statements waiting to go) in one round trip, where one write() a row would cost one each
-  // (PostgreSQL does).
-  virtual std::vector<int> write_each(std::span<const std::vector<Named>> rows) {
-    std::vector<int> changed;
-    changed.reserve(rows.size());
-    for (const std::vector<Named>& row : rows) changed.push_back(write(row));
-    return changed;
-  }
+
+  // Writes `rows` as writing them one after the other would, in a few statements of many rows each
+  // (a statement's own cost, and in PostgreSQL its round trip, shared by its rows), and returns what
+  // each row changed. Rows are told apart by the conflict's key, which the statements return.
+  std::vector<int> write_each(std::span<const std::vector<Named>> rows);
+  // The same, what each changed not read: a database may send them later, as write_unread.
+  void write_all(std::span<const std::vector<Named>> rows);
+
+ protected:
+  RowUpsert(std::string table, std::optional<OnConflict> on_conflict);
+
+  // One statement of many rows: its SQL (upsert_sql with `parameter`), and its rows.
+  struct Batch {
+    const std::string* sql;
+    std::span<const std::vector<Named>> rows;
+  };
+  // `rows` cut into batches (see write_each): a new run of rows wherever a key comes again, since one
+  // statement may not write a row twice (PostgreSQL refuses it); `returning` makes them return their
+  // keys.
+  std::vector<Batch> batches(std::span<const std::vector<Named>> rows, bool returning);
+  // Runs the batches in order, each a transaction's statement (a database may send them together);
+  // when `read`, returns the key of each row each batch wrote (key_text), else nothing.
+  virtual std::vector<std::vector<std::string>> run_batches(std::span<const Batch> batches, bool read) = 0;
+  // The parameter numbered `index` (from 0) in a statement of many rows, as the database writes it.
+  virtual std::string numbered_parameter(std::size_t index) const = 0;
+  // A row's key as run_batches returns it (key_text, the conflict's key).
+  std::string key_text(SqlValues row) const;
+  // Checks `row` against the columns of the first row, which it records.
+  void check_columns(SqlValues row);
+
+  const std::string table_;
+  const std::optional<OnConflict> on_conflict_;
+  std::vector<std::string_view> columns_;  // of the first row
+
+ private:
+  std::map<std::pair<std::size_t, bool>, std::string> batch_sql_;  // by rows and returning
 };
 
 // SQL written with `:name` parameters as PostgreSQL takes it: each `:name` becomes `$n`, n the

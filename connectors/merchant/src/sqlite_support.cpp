@@ -59,33 +59,51 @@ int run(SQLite::Statement& statement, SqlValues values) {
   return statement.exec();
 }
 
-Upsert::Upsert(SQLite::Database& db, std::string table) : db_(db), table_(std::move(table)) {}
+Upsert::Upsert(SQLite::Database& db, std::string table) : RowUpsert(std::move(table), std::nullopt), db_(db) {}
 Upsert::Upsert(SQLite::Database& db, std::string table, OnConflict on_conflict)
-    : db_(db), table_(std::move(table)), on_conflict_(std::move(on_conflict)) {}
+    : RowUpsert(std::move(table), std::move(on_conflict)), db_(db) {}
 Upsert::~Upsert() = default;
 
 int Upsert::write(SqlValues row) {
   if (!statement_) {
-    statement_ = std::make_unique<SQLite::Statement>(db_, sql(row));
+    statement_ = std::make_unique<SQLite::Statement>(
+        db_, upsert_sql(table_, row, on_conflict_, [](std::size_t, std::string_view name) { return fmt::format(":{}", name); }));
     assert(static_cast<int>(row.size()) == statement_->getBindParameterCount());
     // Looked up once: finding a parameter by name scans them all, for every value of every row.
     for (const Named& named : row) {
-      columns_.push_back(named.name);
       indexes_.push_back(statement_->getIndex(fmt::format(":{}", named.name).c_str()));
       FULFILLSYNC_INVARIANT(indexes_.back() > 0, "an Upsert's SQL names a parameter for each column");
     }
   }
-  FULFILLSYNC_INVARIANT(std::equal(row.begin(), row.end(), columns_.begin(), columns_.end(),
-                                   [](const Named& named, std::string_view column) { return named.name == column; }),
-                        "every row of an Upsert names the columns of its first row, in that order");
+  check_columns(row);
   statement_->reset();
   statement_->clearBindings();
   for (std::size_t i = 0; i < row.size(); ++i) bind(*statement_, indexes_[i], row[i].value);
   return statement_->exec();
 }
 
-std::string Upsert::sql(SqlValues row) const {
-  return upsert_sql(table_, row, on_conflict_, [](std::size_t, std::string_view name) { return fmt::format(":{}", name); });
+std::vector<std::vector<std::string>> Upsert::run_batches(std::span<const Batch> batches, bool read) {
+  std::vector<std::vector<std::string>> written;
+  for (const Batch& batch : batches) {
+    std::unique_ptr<SQLite::Statement>& statement = batch_statements_[batch.sql];
+    if (!statement) statement = std::make_unique<SQLite::Statement>(db_, *batch.sql);
+    statement->reset();
+    int index = 0;
+    for (const std::vector<Named>& row : batch.rows) {
+      for (const Named& named : row) bind(*statement, ++index, named.value);
+    }
+    std::vector<std::string>& keys = written.emplace_back();
+    // The keys it returns, one row each: each column's text, joined as key_text joins them.
+    while (statement->executeStep()) {
+      std::string key;
+      for (int c = 0; c < statement->getColumnCount(); ++c) {
+        if (c > 0) key += '\x1f';
+        key += statement->getColumn(c).getString();
+      }
+      if (read) keys.push_back(std::move(key));
+    }
+  }
+  return written;
 }
 
 std::optional<std::string> optional_text(const SQLite::Column& column) {

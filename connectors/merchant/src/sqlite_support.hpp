@@ -115,14 +115,13 @@ class Upsert final : public RowUpsert {
   int write(SqlValues row) override;
 
  private:
-  std::string sql(SqlValues row) const;
+  std::vector<std::vector<std::string>> run_batches(std::span<const Batch> batches, bool read) override;
+  std::string numbered_parameter(std::size_t index) const override { return fmt::format("?{}", index + 1); }
 
   SQLite::Database& db_;
-  std::string table_;
-  std::optional<OnConflict> on_conflict_;
-  std::vector<std::string_view> columns_;  // of the first row
-  std::vector<int> indexes_;               // of their parameters in the statement
-  std::unique_ptr<SQLite::Statement> statement_;
+  std::vector<int> indexes_;  // of the first row's columns' parameters in `statement_`
+  std::unique_ptr<SQLite::Statement> statement_;  // of one row
+  std::map<const std::string*, std::unique_ptr<SQLite::Statement>> batch_statements_;  // by their SQL
 };
 
 std::optional<std::string> optional_text(const SQLite::Column& column);

@@ -14,12 +14,14 @@ SyncResult read_result_row(SQLite::Statement& query, SourceKind kind) {
 void SqliteSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
   if (results.empty()) return;
   // Prepared once per table and connection: writes come in small batches (each commit of marks
-  // announces a few sends), where preparing the statement again cost more than the rows.
+  // announces a few sends), where preparing the statements again cost more than the rows.
   std::unique_ptr<Upsert>& upsert = upserts_[static_cast<std::size_t>(kind)];
   if (!upsert) upsert = std::make_unique<Upsert>(db(), connection_.result_table(kind), result_upsert_rules());
-  connection_.in_write_transaction(fmt::format("writing {}", connection_.result_table(kind)), [&] {
-    for (const SyncResult& result : results) upsert->write(result_row(kind, result));
-  });
+  std::vector<std::vector<Named>> rows;
+  rows.reserve(results.size());
+  for (const SyncResult& result : results) rows.push_back(result_row(kind, result));
+  connection_.in_write_transaction(fmt::format("writing {}", connection_.result_table(kind)),
+                                   [&] { upsert->write_all(rows); });
 }
 
 std::map<std::string, std::int64_t> SqliteSyncResults::count_results_by_state(SourceKind kind) {
