@@ -707,15 +707,14 @@ std::vector<std::vector<std::string>> PgUpsert::run_batches(std::span<const Batc
   }
   std::vector<std::vector<std::string>> written;
   for (const PgResult& result : connection_.run_together(std::move(made))) {
-    // The keys it returned, one row each: each column's text, joined as key_text joins them.
+    // The keys it returned, a row each.
     std::vector<std::string>& keys = written.emplace_back();
     for (int r = 0; r < result.rows(); ++r) {
-      std::string key;
+      std::string& key = keys.emplace_back();
       for (int c = 0; c < PQnfields(result.raw()); ++c) {
-        if (c > 0) key += '\x1f';
+        if (c > 0) key += kKeySeparator;
         key += result.text(r, c);
       }
-      keys.push_back(std::move(key));
     }
   }
   return written;

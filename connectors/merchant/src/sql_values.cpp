@@ -60,10 +60,10 @@ std::string upsert_sql(std::string_view table, SqlValues row, const std::optiona
 
 std::string key_text(SqlValues row, std::span<const std::string_view> key) {
   std::string text;
-  for (std::string_view column : key) {
-    const auto found = std::find_if(row.begin(), row.end(), [&](const Named& named) { return named.name == column; });
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const auto found = std::find_if(row.begin(), row.end(), [&](const Named& named) { return named.name == key[i]; });
     FULFILLSYNC_INVARIANT(found != row.end(), "a row names the columns of its key");
-    if (!text.empty()) text += '\x1f';
+    if (i > 0) text += kKeySeparator;
     text += found->value.text().value_or("");
   }
   return text;
@@ -107,7 +107,7 @@ void RowUpsert::check_columns(SqlValues row) {
                         "every row of an upsert names the columns of its first row, in that order");
 }
 
-std::string RowUpsert::key_text(SqlValues row) const {
+std::string RowUpsert::conflict_key(SqlValues row) const {
   if (!on_conflict_) return {};
   return merchant::key_text(row, on_conflict_->key);
 }
@@ -138,7 +138,7 @@ std::vector<int> RowUpsert::write_each(std::span<const std::vector<Named>> rows)
   for (std::size_t b = 0; b < made.size(); ++b) {
     // A plain insert writes every row or fails.
     const std::unordered_set<std::string> keys(written[b].begin(), written[b].end());
-    for (const std::vector<Named>& row : made[b].rows) changed.push_back(!on_conflict_ || keys.contains(key_text(row)) ? 1 : 0);
+    for (const std::vector<Named>& row : made[b].rows) changed.push_back(!on_conflict_ || keys.contains(conflict_key(row)) ? 1 : 0);
   }
   return changed;
 }

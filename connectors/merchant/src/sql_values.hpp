@@ -79,8 +79,10 @@ std::string upsert_sql(std::string_view table, SqlValues row, const std::optiona
 // first, so that a write has a few statement texts, each reused.
 inline constexpr std::size_t kRowsPerStatement[] = {64, 16, 4, 1};
 
-// The values of the columns `key` of `row`, as text, joined: what tells two rows of a table apart.
+// The values of the columns `key` of `row`, as text, each after the first following kKeySeparator:
+// what tells two rows of a table apart.
 std::string key_text(SqlValues row, std::span<const std::string_view> key);
+inline constexpr char kKeySeparator = '\x1f';
 
 // `rows` cut into statements of many rows that write them as one after the other would: a new run
 // of rows wherever a key comes again (one upsert may not write a row twice: PostgreSQL refuses it),
@@ -117,17 +119,16 @@ class RowUpsert {
     const std::string* sql;
     std::span<const std::vector<Named>> rows;
   };
-  // `rows` cut into batches (see write_each): a new run of rows wherever a key comes again, since one
-  // statement may not write a row twice (PostgreSQL refuses it); `returning` makes them return their
-  // keys.
+  // `rows` cut into statements (statements_of_rows, by the conflict's key), each text made once;
+  // `returning` makes them return their keys.
   std::vector<Batch> batches(std::span<const std::vector<Named>> rows, bool returning);
   // Runs the batches in order, each a transaction's statement (a database may send them together);
-  // when `read`, returns the key of each row each batch wrote (key_text), else nothing.
+  // when `read`, returns the key of each row each batch wrote (as conflict_key), else nothing.
   virtual std::vector<std::vector<std::string>> run_batches(std::span<const Batch> batches, bool read) = 0;
   // The parameter numbered `index` (from 0) in a statement of many rows, as the database writes it.
   virtual std::string numbered_parameter(std::size_t index) const = 0;
-  // A row's key as run_batches returns it (key_text, the conflict's key).
-  std::string key_text(SqlValues row) const;
+  // A row's key as run_batches returns it: key_text of the conflict's key ("" for plain inserts).
+  std::string conflict_key(SqlValues row) const;
   // Checks `row` against the columns of the first row, which it records.
   void check_columns(SqlValues row);
 

@@ -92,15 +92,18 @@ std::vector<std::vector<std::string>> Upsert::run_batches(std::span<const Batch>
     for (const std::vector<Named>& row : batch.rows) {
       for (const Named& named : row) bind(*statement, ++index, named.value);
     }
+    if (!read) {
+      statement->exec();
+      continue;
+    }
+    // The keys it returns, a row each.
     std::vector<std::string>& keys = written.emplace_back();
-    // The keys it returns, one row each: each column's text, joined as key_text joins them.
     while (statement->executeStep()) {
-      std::string key;
+      std::string& key = keys.emplace_back();
       for (int c = 0; c < statement->getColumnCount(); ++c) {
-        if (c > 0) key += '\x1f';
+        if (c > 0) key += kKeySeparator;
         key += statement->getColumn(c).getString();
       }
-      if (read) keys.push_back(std::move(key));
     }
   }
   return written;
