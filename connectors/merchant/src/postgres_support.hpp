@@ -326,7 +326,7 @@ class PgUpsert final : public RowUpsert {
 
   int write(SqlValues row) override;
   void write_unread(SqlValues row) override;
-  // Writes every row in one transaction of its own and one round trip, as write_each's statements
+  // Writes every row in one transaction of its own and one round trip, as write_all's statements
   // (PostgresConnection::run_in_one_round_trip); not inside in_transaction.
   void write_in_one_round_trip(std::span<const std::vector<Named>> rows);
   // The same, awaited (PostgresConnection::run_in_one_round_trip_async).

@@ -21,8 +21,8 @@ std::vector<SyncResult> read_results(const PgResult& rows, SourceKind kind) {
 
 namespace {
 
-// One transaction in one round trip (RowUpsert::write_each's statements of many rows), written as
-// one row after the other would be, a row named twice included.
+// One transaction in one round trip (RowUpsert's statements of many rows), written as one row after
+// the other would be, a row named twice included.
 std::vector<std::vector<Named>> result_rows(SourceKind kind, std::span<const SyncResult> results) {
   std::vector<std::vector<Named>> rows;
   rows.reserve(results.size());
@@ -32,18 +32,22 @@ std::vector<std::vector<Named>> result_rows(SourceKind kind, std::span<const Syn
 
 }  // namespace
 
+PgUpsert& PostgresSyncResults::upsert(SourceKind kind) {
+  std::unique_ptr<PgUpsert>& made = upserts_[static_cast<std::size_t>(kind)];
+  if (!made) made = std::make_unique<PgUpsert>(connection_, connection_.result_table(kind), result_upsert_rules());
+  return *made;
+}
+
 void PostgresSyncResults::write_results(SourceKind kind, std::span<const SyncResult> results) {
   if (results.empty()) return;
-  PgUpsert(connection_, connection_.result_table(kind), result_upsert_rules())
-      .write_in_one_round_trip(result_rows(kind, results));
+  upsert(kind).write_in_one_round_trip(result_rows(kind, results));
 }
 
 boost::asio::awaitable<void> PostgresSyncResults::write_results_async(SourceKind kind,
                                                                       std::span<const SyncResult> results) {
   if (results.empty()) co_return;
-  PgUpsert upsert(connection_, connection_.result_table(kind), result_upsert_rules());
   const std::vector<std::vector<Named>> rows = result_rows(kind, results);
-  co_await upsert.write_in_one_round_trip_async(rows);
+  co_await upsert(kind).write_in_one_round_trip_async(rows);
 }
 
 std::map<std::string, std::int64_t> PostgresSyncResults::count_results_by_state(SourceKind kind) {

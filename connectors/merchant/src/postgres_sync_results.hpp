@@ -1,4 +1,7 @@
 #pragma once
+#include <array>
+#include <memory>
+
 #include "fulfillsync/merchant/sync_results.hpp"
 #include "postgres_support.hpp"
 
@@ -20,7 +23,11 @@ class PostgresSyncResults final : public SyncResults {
   std::vector<SyncResult> cancel_mismatches(std::size_t limit) override;
 
  private:
+  // The upsert of `kind`'s results, made once: its statements' texts are written once.
+  PgUpsert& upsert(SourceKind kind);
+
   PostgresConnection& connection_;
+  std::array<std::unique_ptr<PgUpsert>, 3> upserts_;  // of the order, return and product results, once used
 };
 
 // Creates or migrates the result tables (schema/merchant/postgresql/results/, one transaction, the
