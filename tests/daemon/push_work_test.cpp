@@ -237,10 +237,15 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
     sqlite3_cancel_auto_extension(reinterpret_cast<void (*)()>(watch_connection));
   };
 
+  // An order with its lines in one transaction, as the shop's application writes it: the daemon
+  // never reads the order without them (and rejects it, compiling the rejection's statements).
+  const auto insert_order_whole = [&](const std::string& reference, int n) {
+    shop_app->exec("BEGIN;" + order_sql(reference, n) + "COMMIT;");
+  };
   // Two orders warm every statement: the first may be read by the catch-up after the start, the
   // second by the change log, as every order after it.
   for (const std::string reference : {"WARM-1", "WARM-2"}) {
-    insert_order(reference, reference == "WARM-1" ? 1 : 3);
+    insert_order_whole(reference, reference == "WARM-1" ? 1 : 3);
     if (!wait_for_result(reference, "created", 20s)) {
       stop();
       FAIL() << reference << " was not created";
@@ -252,7 +257,7 @@ TEST_F(PushWorkTest, ATrickleSyncsOncePerOrderAndIdleRunsAskTheLedgerNothing) {
   std::map<std::string, long> one_order_commits;
   g_store_work = &one_order;
   g_commits = &one_order_commits;
-  insert_order("ONE-1", 2);
+  insert_order_whole("ONE-1", 2);
   const bool created = wait_for_result("ONE-1", "created", 20s);
   std::this_thread::sleep_for(300ms);
   g_store_work = nullptr;
