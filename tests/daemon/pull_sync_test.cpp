@@ -427,6 +427,39 @@ TEST_P(PullSyncTest, AQuietWindowCostsOnePageAndATrickleOneAWindow) {
   expect_shipments_held(380);
 }
 
+// The provider lists a window's next page while the merchant database writes this one. Held by the
+// shop's own transaction, the first page's write waits (the database's wait longer than the test,
+// so that no second try reads the first page again); the second page is asked for meanwhile.
+TEST_P(PullSyncTest, AWindowsNextPageIsAskedForWhileThisOneIsWritten) {
+  start_sandbox({"--clock-speed", "0.000001"});
+  write_config("",
+               "    pull_shipments: {interval: 50ms, page_size: 100}\n"
+               "    mark_tracking: {mode: never}\n"
+               "    pull_returns: {enabled: false}\n"
+               "    pull_lots: {enabled: false}\n"
+               "    pull_stock: {enabled: false}\n",
+               on_postgresql() ? "    statement_timeout: 120s\n" : "    busy_timeout: 120s\n");
+  const auto result = once();  // the result tables made before the shop holds them
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  make_orders(300);
+  advance_clock(400);
+  const long before = order_pages();
+  shop_app->exec(on_postgresql() ? "BEGIN; LOCK TABLE fulfillsync_shipments IN EXCLUSIVE MODE" : "BEGIN IMMEDIATE");
+  auto running = run_in_background();
+  const auto deadline = std::chrono::steady_clock::now() + 20s * kSanitizedSlowdown;
+  while (order_pages() - before < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(order_pages() - before, 2) << running->stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_shipments"), 0);
+  shop_app->exec("COMMIT");
+  EXPECT_TRUE(wait_for_count("SELECT count(*) FROM fulfillsync_shipments", 300, 30s * kSanitizedSlowdown))
+      << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(30s), 0) << running->stderr_text();
+  expect_shipments_held(300);
+}
+
 TEST_P(PullSyncTest, FaultsOnEveryPullRouteStillSyncEverythingOnce) {
   // Small batches: thirty mark requests, so that unclear and refused ones come up.
   start({}, "    pull_shipments: {interval: 50ms, page_size: 100}\n"

@@ -51,9 +51,8 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
   // and the page was read a moment before), or else the walk's own duration back from the latest change.
   std::optional<timestamps::TimePoint> began_at_provider;
   bool first_page = true;
-  while (!context_.stopping) {
-    const std::optional<api::Answer<api::OrderPage>> page = co_await pages.next();
-    if (!page) break;
+  std::optional<api::Answer<api::OrderPage>> page = co_await pages.next();
+  while (!context_.stopping && page) {
     if (!page->outcome.ok()) {
       spdlog::warn("pull_shipments: page {} of the orders changed since {}: {}; the window is read again later",
                    pages.page(), timestamps::format_iso8601_z(window_start), page->why());
@@ -77,7 +76,18 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
       window_failed_ = true;
       co_return run;
     }
-    const PageWritten written = write_order_page(context_, **page);
+    // The next page is asked for before this one is written: the provider lists it while the
+    // merchant database writes this one. A write that fails waits for it, and the walk ends.
+    std::optional<api::Answer<api::OrderPage>> following;
+    PageWritten written;
+    co_await for_each_concurrently(2, 2, [&](std::size_t task) -> asio::awaitable<void> {
+      if (task == 0) {
+        following = co_await pages.next();
+      } else {
+        written = write_order_page(context_, **page);
+      }
+    });
+    page = std::move(following);
     failpoint("pull_shipments.after_page_commit");
     context_.metrics.count_items(name(), "written", written.shipments);
     run.settled += written.shipments;
