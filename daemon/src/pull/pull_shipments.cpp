@@ -82,7 +82,7 @@ asio::awaitable<JobRun> PullShipmentsJob::walk() {
     PageWritten written;
     co_await for_each_concurrently(2, 2, [&](std::size_t task) -> asio::awaitable<void> {
       if (task == 0) {
-        following = co_await pages.next();
+        if (!context_.stopping) following = co_await pages.next();
       } else {
         written = write_order_page(context_, **page);
       }
