@@ -32,7 +32,7 @@ int schema_version(SQLite::Database& db, std::string_view version_table) {
 }
 
 int migrate(SQLite::Database& db, std::span<const Migration> migrations, std::string_view version_table,
-            std::string_view store) {
+            std::string_view store, const BeforeMigrating& before_migrating) {
   FULFILLSYNC_INVARIANT(is_plain_identifier(version_table), "a version table is named in plain SQL");
   for (std::size_t i = 0; i < migrations.size(); ++i) {
     FULFILLSYNC_INVARIANT(migrations[i].version == static_cast<int>(i) + 1, "migrations are numbered 1, 2, 3, ...");
@@ -50,6 +50,7 @@ int migrate(SQLite::Database& db, std::span<const Migration> migrations, std::st
         "that wrote it; run the newer fulfillsync or restore a backup taken before the upgrade",
         store, current, newest_known));
   }
+  if (current < newest_known && before_migrating) before_migrating(current, newest_known);
   for (int version = current + 1; version <= newest_known; ++version) {
     const Migration& step = migrations[static_cast<std::size_t>(version - 1)];
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);

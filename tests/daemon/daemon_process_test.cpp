@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <regex>
 #include <thread>
 
@@ -10,7 +11,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fulfillsync/common/sqlite_migrations.hpp"
 #include "fulfillsync/common/version.hpp"
+#include "fulfillsync/schema/migrations.hpp"
 #include "fulfillsync/testing/http.hpp"
 #include "fulfillsync/testing/process.hpp"
 #include "notify_socket.hpp"
@@ -96,6 +99,35 @@ TEST_F(DaemonProcessTest, TellsSystemdReadyWatchdogReloadAndStop) {
   daemon->send_signal(SIGTERM);
   EXPECT_TRUE(systemd.wait_for("STOPPING=1", 10s));
   EXPECT_EQ(daemon->wait_for_exit(10s), 0) << daemon->stderr_text();
+}
+
+// Migrating a large checkpoint store can outlast systemd's start limit (TimeoutStartSec, 90 s by
+// default), which would stop the start and roll the migration back, start after start: the daemon
+// asks for more time first. A store already at the newest version starts without asking.
+TEST_F(DaemonProcessTest, AStoreToMigrateExtendsSystemdsStartLimitFirst) {
+  {
+    SQLite::Database store((dir / "checkpoint.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    const auto all = schema::checkpoint_migrations();
+    sqlite::migrate(store, all.first(all.size() - 1), "schema_migrations", "checkpoint store");
+  }
+  NotifySocket systemd(dir.path(), /*abstract=*/false);
+  for (const bool migrating : {true, false}) {
+    systemd.seen.clear();
+    auto daemon = start({"NOTIFY_SOCKET=" + systemd.address()});
+    ASSERT_TRUE(systemd.wait_for("READY=1", 20s)) << daemon->stderr_text();
+    const auto extended = std::find_if(systemd.seen.begin(), systemd.seen.end(), [](const std::string& message) {
+      return message.find("EXTEND_TIMEOUT_USEC=") != std::string::npos;
+    });
+    if (migrating) {
+      ASSERT_NE(extended, systemd.seen.end()) << daemon->stderr_text();
+      EXPECT_THAT(*extended, HasSubstr("STATUS=Migrating the checkpoint store to schema version"));
+      EXPECT_THAT(daemon->stderr_text(), HasSubstr("migrating from schema version"));
+    } else {
+      EXPECT_EQ(extended, systemd.seen.end()) << *extended;
+    }
+    daemon->send_signal(SIGTERM);
+    EXPECT_EQ(daemon->wait_for_exit(15s), 0) << daemon->stderr_text();
+  }
 }
 
 TEST_F(DaemonProcessTest, SpeaksToAnAbstractNotifySocket) {

@@ -40,7 +40,8 @@ Service::Service(std::filesystem::path config_path, config::Config config,
       notifier_(Notifier::from_environment()),
       mode_(mode) {
   apply(config_);
-  checkpoint_ = std::make_unique<CheckpointStore>(config_.checkpoint.path);
+  checkpoint_ = std::make_unique<CheckpointStore>(config_.checkpoint.path, CheckpointStore::Access::exclusive,
+                                                  [&](int from, int to) { announce_migration(from, to); });
   spdlog::info("checkpoint store {} at schema version {}", checkpoint_->path().string(), checkpoint_->schema_version());
   merchant_ = merchant::open_merchant_database(config_.merchant);
   spdlog::info("merchant database: {}", merchant_->describe());
@@ -198,6 +199,23 @@ void Service::add_pull_jobs(const std::string& since) {
 
 api::ApiClient& Service::client_for(std::string_view job) {
   return job_clients_.emplace_back(client_->for_caller(scheduler_->answer_log(job)));
+}
+
+void Service::announce_migration(int from, int to) {
+  // A migration that rebuilds the ledger copies every entry with its body: about half a minute per
+  // GiB of store on a virtual machine's disk (bench/README.md, "The ledgers' constraints"). systemd
+  // would stop a start that outlasts TimeoutStartSec (90 s by default), and the next start would
+  // begin the rolled-back migration again; so the start's limit is extended, with a margin.
+  std::error_code ignored;
+  const auto bytes = std::filesystem::file_size(config_.checkpoint.path, ignored);
+  constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+  const double gib = ignored ? 0.0 : static_cast<double>(bytes) / kBytesPerGiB;
+  const auto allowed = std::chrono::seconds(120) + std::chrono::seconds(static_cast<std::int64_t>(gib * 240));
+  spdlog::info("checkpoint store {}: migrating from schema version {} to {} ({:.2f} GiB; a rebuilt ledger takes "
+               "about half a minute per GiB)",
+               config_.checkpoint.path.string(), from, to, gib);
+  notifier_.notify(fmt::format("EXTEND_TIMEOUT_USEC={}\nSTATUS=Migrating the checkpoint store to schema version {}",
+                               std::chrono::duration_cast<std::chrono::microseconds>(allowed).count(), to));
 }
 
 Service::~Service() = default;

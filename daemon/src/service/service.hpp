@@ -61,6 +61,9 @@ class Service {
   OutboundLedger& ledger() { return *ledger_; }
 
  private:
+  // Before the checkpoint store is migrated from schema version `from` to `to`: logs it and tells
+  // systemd the start will take longer.
+  void announce_migration(int from, int to);
   boost::asio::awaitable<void> handle_signals();
   // Marks the loop's progress every beat_interval(): pets systemd's watchdog and feeds /healthz.
   boost::asio::awaitable<void> heartbeat();

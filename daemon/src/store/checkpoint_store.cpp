@@ -23,7 +23,9 @@ constexpr const char* kVersionTable = "schema_migrations";
 
 }  // namespace
 
-CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access access) : path_(path) {
+CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access access,
+                                 const sqlite::BeforeMigrating& before_migrating)
+    : path_(path) {
   if (access != Access::exclusive) {
     open_beside_daemon(access);
     return;
@@ -59,7 +61,7 @@ CheckpointStore::CheckpointStore(const std::filesystem::path& path, Access acces
     db_->exec("PRAGMA synchronous = FULL");
     db_->exec("PRAGMA foreign_keys = ON");
     sqlite::migrate(*db_, schema::checkpoint_migrations(), kVersionTable,
-                    fmt::format("checkpoint store {}", path_.string()));
+                    fmt::format("checkpoint store {}", path_.string()), before_migrating);
   } catch (const sqlite::MigrationError& e) {
     throw CheckpointStoreError(e.what());
   } catch (const SQLite::Exception& e) {

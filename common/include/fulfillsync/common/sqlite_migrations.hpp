@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -23,12 +24,16 @@ class MigrationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Called once before the migrations a database lacks are applied, with its version and the newest:
+// rebuilding a large table can take minutes, which a caller may have to announce.
+using BeforeMigrating = std::function<void(int from, int to)>;
+
 // Applies, each in its own transaction, every migration newer than the database's version and
 // records it in `version_table` (created when missing). Refuses a database whose version is newer
 // than the newest migration known. `store` names the database in error messages. Returns the
 // version the database is at afterwards.
 int migrate(SQLite::Database& db, std::span<const Migration> migrations, std::string_view version_table,
-            std::string_view store);
+            std::string_view store, const BeforeMigrating& before_migrating = {});
 
 // The version recorded in `version_table`, 0 when the table does not exist.
 int schema_version(SQLite::Database& db, std::string_view version_table);

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "fulfillsync/common/sqlite_migrations.hpp"
 #include "fulfillsync/common/sqlite_read_only.hpp"
 #include "fulfillsync/common/sqlite_statements.hpp"
 
@@ -60,7 +61,9 @@ class CheckpointStore {
 
   // Throws CheckpointStoreError, including for a store written by a newer fulfillsync or (exclusive)
   // held by another running daemon; CheckpointStoreDamaged (exclusive) when its integrity check fails.
-  explicit CheckpointStore(const std::filesystem::path& path, Access access = Access::exclusive);
+  // `before_migrating`: told when an exclusive opening is about to migrate the store (see sqlite::migrate).
+  explicit CheckpointStore(const std::filesystem::path& path, Access access = Access::exclusive,
+                           const sqlite::BeforeMigrating& before_migrating = {});
   ~CheckpointStore();
   CheckpointStore(const CheckpointStore&) = delete;
   CheckpointStore& operator=(const CheckpointStore&) = delete;
