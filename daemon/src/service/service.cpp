@@ -206,10 +206,10 @@ void Service::announce_migration(int from, int to) {
   // GiB of store on a virtual machine's disk (bench/README.md, "The ledgers' constraints"). systemd
   // would stop a start that outlasts TimeoutStartSec (90 s by default), and the next start would
   // begin the rolled-back migration again; so the start's limit is extended, with a margin.
-  std::error_code ignored;
-  const auto bytes = std::filesystem::file_size(config_.checkpoint.path, ignored);
+  std::error_code unsized;  // a size that cannot be read counts as none: the 2 minutes remain
+  const auto bytes = std::filesystem::file_size(config_.checkpoint.path, unsized);
   constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-  const double gib = ignored ? 0.0 : static_cast<double>(bytes) / kBytesPerGiB;
+  const double gib = unsized ? 0.0 : static_cast<double>(bytes) / kBytesPerGiB;
   const auto allowed = std::chrono::seconds(120) + std::chrono::seconds(static_cast<std::int64_t>(gib * 240));
   spdlog::info("checkpoint store {}: migrating from schema version {} to {} ({:.2f} GiB; a rebuilt ledger takes "
                "about half a minute per GiB)",
