@@ -61,9 +61,13 @@ class Service {
   OutboundLedger& ledger() { return *ledger_; }
 
  private:
-  // Before the checkpoint store is migrated from schema version `from` to `to`: logs it and tells
-  // systemd the start will take longer.
+  // Before the checkpoint store's integrity check at opening, and before it is migrated from schema
+  // version `from` to `to`: each tells systemd the start will take longer, in proportion to the store.
+  void announce_integrity_check();
   void announce_migration(int from, int to);
+  // The store's size with its write-ahead log, in GiB; 0 where it cannot be read (or is not made yet).
+  double checkpoint_store_gib() const;
+  void extend_start(std::chrono::seconds allowed, std::string_view status);
   boost::asio::awaitable<void> handle_signals();
   // Marks the loop's progress every beat_interval(): pets systemd's watchdog and feeds /healthz.
   boost::asio::awaitable<void> heartbeat();
