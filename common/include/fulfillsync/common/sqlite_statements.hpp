@@ -6,6 +6,9 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
+
+#include "fulfillsync/common/invariant.hpp"
 
 namespace fulfillsync::sqlite {
 
@@ -19,7 +22,9 @@ class StatementCache {
     if (!statement) {
       statement = std::make_unique<SQLite::Statement>(db, sql);
     } else {
-      statement->reset();
+      // Not reset(): after a step that failed, sqlite3_reset reports that failure once more, which
+      // the statement's caller has already had. The statement is reset all the same.
+      statement->tryReset();
       statement->clearBindings();
     }
     return *statement;
@@ -49,12 +54,15 @@ class CachedTransaction {
     }
   }
   ~CachedTransaction() {
-    if (ended_) return;
+    // SQLite rolls a transaction back itself on some failures (a full disk, an I/O error).
+    if (ended_ || sqlite3_get_autocommit(db_.getHandle()) != 0) return;
     try {
       statements_.prepared(db_, "ROLLBACK").exec();
     } catch (const SQLite::Exception&) {
-      // Already rolled back by SQLite (an I/O error, a full disk): nothing is left open.
+      // Checked below: whatever the error, what matters is whether the transaction is still open.
     }
+    FULFILLSYNC_INVARIANT(sqlite3_get_autocommit(db_.getHandle()) != 0,
+                          "a transaction that cannot be rolled back would refuse every later one on its connection");
   }
   CachedTransaction(const CachedTransaction&) = delete;
   CachedTransaction& operator=(const CachedTransaction&) = delete;
