@@ -2,6 +2,12 @@
 // deleted, or corrupted, with the merchant application writing meanwhile. In every case each
 // eligible order exists once at the provider, each cancel is applied once, no create is refused as
 // a duplicate, and the result tables say what is true.
+#include <sched.h>
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "sync_fixture.hpp"
@@ -520,6 +526,63 @@ TEST_F(RecoveryTest, BackupCopiesTheStoreBesideARunningDaemon) {
   SQLite::Database copy((dir / "copy.db").string(), SQLite::OPEN_READONLY);
   EXPECT_EQ(copy.execAndGet("PRAGMA quick_check").getString(), "ok");
   EXPECT_EQ(copy.execAndGet("SELECT count(*) FROM outbound_ledger WHERE state = 'created'").getInt(), 30);
+}
+
+// The disk under the checkpoint store fills up while orders arrive: the jobs' writes fail, and are
+// logged and retried. Once there is room again the daemon goes on by itself, and every order
+// arrives once. (A transaction SQLite had ended itself on the full disk used to leave the next
+// abandoned one open, and every job failed until a restart.)
+TEST_F(RecoveryTest, AFullDiskUnderTheStoreHoldsTheSyncOnlyUntilThereIsRoomAgain) {
+  // A small file system of the test's own, in a mount namespace of its own: gone with the process.
+  if (::unshare(CLONE_NEWNS) != 0 || ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    GTEST_SKIP() << "a mount namespace of its own needs root: " << std::strerror(errno);
+  }
+  const auto disk = dir / "disk";
+  std::filesystem::create_directory(disk);
+  ASSERT_EQ(::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=16m"), 0) << std::strerror(errno);
+  struct Unmount {
+    std::filesystem::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{disk};
+
+  start_sandbox();
+  std::string config = read_file(config_path);
+  const std::string store_path = (dir / "checkpoint.db").string();
+  config.replace(config.find(store_path), store_path.size(), (disk / "checkpoint.db").string());
+  write_file(config_path, config);
+  insert_orders("ROOM", 20);
+  auto running = run_in_background();
+  ASSERT_TRUE(wait_for_result("ROOM-0020", "created", 30s)) << running->stderr_text();
+
+  const auto filler = disk / "filler";
+  {
+    std::FILE* file = std::fopen(filler.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    const std::string block(1 << 16, 'x');
+    while (std::fwrite(block.data(), 1, block.size(), file) == block.size() && std::fflush(file) == 0) {
+    }
+    std::fclose(file);
+  }
+  insert_orders("FULL", 300);
+  EXPECT_TRUE(running->wait_for_stderr("disk is full", 30s)) << running->stderr_text();
+  std::filesystem::remove(filler);
+
+  const auto all_created = [&] {
+    const auto states = result_states();
+    return std::count_if(states.begin(), states.end(), [](const auto& state) { return state.second == "created"; }) ==
+           320;
+  };
+  for (const auto deadline = std::chrono::steady_clock::now() + 60s;
+       !all_created() && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(all_created()) << running->stderr_text();
+  running->send_signal(SIGTERM);
+  ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
+  expect_orders_delivered("ROOM", 20);
+  expect_orders_delivered("FULL", 300);
+  EXPECT_EQ(creates().first, 320);
+  EXPECT_THAT(running->stderr_text(), Not(HasSubstr("within a transaction")));
 }
 
 }  // namespace

@@ -178,6 +178,25 @@ TEST_F(SourceIntakeTest, HandledChangesAreDeletedOnlyOnceTheirPositionIsOnDisk) 
   EXPECT_EQ(entries(), 0);
 }
 
+// The checkpoint store fails the intake's batch as it saves the read position (its disk full, say):
+// the batch rolls back with the position, and the next poll reads its rows again. The position in
+// memory used to stay moved past them, so their orders were never offered while the daemon ran.
+TEST_F(SourceIntakeTest, ABatchTheStoreFailedIsReadAgainByTheNextPoll) {
+  auto reader = intake(1h);
+  EXPECT_FALSE(reader->poll(10));
+  for (int i = 1; i <= 5; ++i) insert_order_row(fmt::format("REFUSED-{}", i));
+  // On the daemon's own connection, as a full disk would fail its write.
+  store.database().exec(
+      "CREATE TEMP TRIGGER refuse_position BEFORE UPDATE ON cursors WHEN NEW.job = 'changes:fulfillsync_orders' "
+      "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+  EXPECT_THROW(reader->poll(10), std::exception);
+  ASSERT_FALSE(ledger.find(kCreate, "REFUSED-1")) << "the batch was not rolled back";
+
+  store.database().exec("DROP TRIGGER refuse_position");
+  EXPECT_FALSE(reader->poll(10));
+  for (int i = 1; i <= 5; ++i) EXPECT_TRUE(ledger.find(kCreate, fmt::format("REFUSED-{}", i))) << i;
+}
+
 // The shop writes the order, then its lines, each its own commit, and the intake reads between them:
 // the change dropped is a version without lines; the lines' changes name the order again, and change
 // detection takes its whole version. The sweep then has nothing to find.

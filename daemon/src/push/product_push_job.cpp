@@ -118,14 +118,8 @@ bool ProductPushJob::compare_catalog() {
 
 bool ProductPushJob::compare_changes() {
   const merchant::ChangedKeys changes = source_.changes_after(kProducts, *compared_through_, kPageSize);
-  std::set<std::string> keys(changes.keys.begin(), changes.keys.end());
   // Versions held back behind a send are offered again: the position moves on without them.
-  keys.merge(held_);
-  held_.clear();
-  if (!keys.empty()) {
-    const std::vector<std::string> reading(keys.begin(), keys.end());
-    compare(source_.read_products(reading));
-  }
+  compare_with_held({changes.keys.begin(), changes.keys.end()});
   if (changes.entries > 0) source_.forget_catalog_changes_through(changes.through);
   compared_through_ = changes.through;
   return changes.more;
@@ -150,10 +144,20 @@ void ProductPushJob::compare(const std::vector<merchant::ProductRow>& rows) {
   batch.commit();
 }
 
+void ProductPushJob::compare_with_held(std::set<std::string> keys) {
+  const std::set<std::string> were_held = std::exchange(held_, {});
+  keys.insert(were_held.begin(), were_held.end());
+  if (keys.empty()) return;
+  try {
+    compare(source_.read_products(std::vector<std::string>(keys.begin(), keys.end())));
+  } catch (...) {
+    held_.insert(were_held.begin(), were_held.end());  // the ledger's batch rolled back
+    throw;
+  }
+}
+
 bool ProductPushJob::offer_held() {
-  const std::vector<std::string> keys(held_.begin(), held_.end());
-  held_.clear();
-  compare(source_.read_products(keys));  // holds again what still waits
+  compare_with_held({});
   return backlog() > 0;
 }
 

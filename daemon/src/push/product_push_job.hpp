@@ -54,11 +54,14 @@ class ProductPushJob final : public PushJob {
   bool compare_changes();
   // Offers the rows whose version the ledger does not hold (in one ledger batch).
   void compare(const std::vector<merchant::ProductRow>& rows);
+  // Compares `keys` and the held versions (held_) as the catalog has them now, holding again those
+  // whose send is still under way. Held versions stay held when that fails: no position leads back
+  // to them.
+  void compare_with_held(std::set<std::string> keys);
+  // Offers the held versions again: whether any is queued.
+  bool offer_held();
   // Products an operator requeued (`retry`: their rejected entries forgot their versions), taken
   // again as the catalog has them; whether more wait.
-  // Offers the held versions again (held_), holding those whose send is still under way: whether
-  // any is queued.
-  bool offer_held();
   bool retake_requeued();
   // Offers one product's current version (in the caller's ledger batch).
   void take(const merchant::ProductRow& row);

@@ -303,6 +303,10 @@ bool SourceIntake<Row>::poll(int max_batches) {
   } catch (...) {
     // The feed has moved past rows the ledger did not keep: start again from the saved position.
     feed_ = std::make_unique<merchant::ChangeFeed<Row>>(make_feed());
+    // The log's position too, which is before every row held (those are cleared here) and which a
+    // failed commit did not move.
+    sequence_ = saved_position_;
+    sequence_pending_ = true;
     held_.clear();
     held_before_.reset();
     catch_up_key_ = catch_up_held_before_.value_or(catch_up_key_);
@@ -441,8 +445,18 @@ void SourceIntake<Row>::offer(const std::vector<Row>& rows, const std::vector<Ro
     }
   }
   failpoint("intake.before_commit");
-  save();
-  commit.commit();
+  // What save() records is the store's only once committed: after a commit that fails (a full disk)
+  // the store holds the position before, and so must saved_position_, which poll() goes back to.
+  const std::string saved_position = saved_position_;
+  const std::uint64_t synced_commits_at_save = synced_commits_at_save_;
+  try {
+    save();
+    commit.commit();
+  } catch (...) {
+    saved_position_ = saved_position;
+    synced_commits_at_save_ = synced_commits_at_save;
+    throw;
+  }
 }
 
 template <typename Row>
@@ -450,9 +464,9 @@ void SourceIntake<Row>::save_sequence() {
   // Stay before every held row, so that a restart reads it again.
   const std::string& position = held_before_.value_or(sequence_);
   position_on_disk();  // the save before this one may be
-  saved_position_ = position;
-  synced_commits_at_save_ = store_.synced_commits();
   store_.save_cursor(sequence_name(), catching_up_ ? fmt::format("catch-up {}", position) : position);
+  saved_position_ = position;  // once written: a write that fails leaves the position before
+  synced_commits_at_save_ = store_.synced_commits();
 }
 
 template <typename Row>
