@@ -531,7 +531,8 @@ TEST_F(RecoveryTest, BackupCopiesTheStoreBesideARunningDaemon) {
 // The disk under the checkpoint store fills up while orders arrive: the jobs' writes fail, and are
 // logged and retried. Once there is room again the daemon goes on by itself, and every order
 // arrives once. (A transaction SQLite had ended itself on the full disk used to leave the next
-// abandoned one open, and every job failed until a restart.)
+// abandoned one open, and every job failed until a restart; once that was mended, the orders of the
+// intake's batch whose commit failed were skipped.)
 TEST_F(RecoveryTest, AFullDiskUnderTheStoreHoldsTheSyncOnlyUntilThereIsRoomAgain) {
   // A small file system of the test's own, in a mount namespace of its own: gone with the process.
   if (::unshare(CLONE_NEWNS) != 0 || ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
