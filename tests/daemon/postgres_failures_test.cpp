@@ -79,8 +79,10 @@ class PostgresFailuresTest : public SyncFixture {
 
   // A series' value on the daemon's /metrics, e.g. `fulfillsync_merchant_database_reopens_total`;
   // nothing while it is not exported.
+  std::string metrics_text() { return http_get("127.0.0.1", metrics_port, "/metrics").body; }
+
   std::optional<double> metric(std::string_view series) {
-    const std::string text = http_get("127.0.0.1", metrics_port, "/metrics").body;
+    const std::string text = metrics_text();
     const std::string line_start = std::string(series) + " ";
     for (std::size_t at = 0; at < text.size();) {
       const std::size_t end = std::min(text.find('\n', at), text.size());
@@ -108,7 +110,7 @@ class PostgresFailuresTest : public SyncFixture {
   bool wait_until_no_job_runs(std::chrono::milliseconds quiet, std::chrono::milliseconds limit) {
     const auto runs = [&] {
       std::string lines;
-      std::istringstream text(http_get("127.0.0.1", metrics_port, "/metrics").body);
+      std::istringstream text(metrics_text());
       for (std::string line; std::getline(text, line);) {
         if (line.starts_with("fulfillsync_job_runs_total{")) lines += line + "\n";
       }
@@ -140,28 +142,16 @@ class PostgresFailuresTest : public SyncFixture {
         reference, n, 10000 + n, kProducts[0].first, kProducts[0].second);
   }
 
-  // The result rows' states, by reference id, as the daemon wrote them.
-  std::map<std::string, std::string> result_states() {
+  // The result rows' states, by reference id, as the daemon wrote them in its result schema.
+  std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") override {
     std::unique_ptr<PGresult, decltype(&PQclear)> result(
-        PQexec(shop.get(), "SELECT reference_id, state FROM fulfillsync.fulfillsync_order_sync"), &PQclear);
+        PQexec(shop.get(), fmt::format("SELECT reference_id, state FROM fulfillsync.{}", table).c_str()), &PQclear);
     std::map<std::string, std::string> states;
     if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) return states;
     for (int r = 0; r < PQntuples(result.get()); ++r) {
       states[PQgetvalue(result.get(), r, 0)] = PQgetvalue(result.get(), r, 1);
     }
     return states;
-  }
-  bool wait_for_results_created(std::size_t count, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto states = result_states();
-      if (states.size() == count &&
-          std::all_of(states.begin(), states.end(), [](const auto& state) { return state.second == "created"; })) {
-        return true;
-      }
-      std::this_thread::sleep_for(100ms);
-    }
-    return false;
   }
 
   // Every order of `prefixes` (`prefix`-0001 to -`count` each), and no other, arrived once, and its

@@ -568,16 +568,7 @@ TEST_F(RecoveryTest, AFullDiskUnderTheStoreHoldsTheSyncOnlyUntilThereIsRoomAgain
   EXPECT_TRUE(running->wait_for_stderr("disk is full", 30s)) << running->stderr_text();
   std::filesystem::remove(filler);
 
-  const auto all_created = [&] {
-    const auto states = result_states();
-    return std::count_if(states.begin(), states.end(), [](const auto& state) { return state.second == "created"; }) ==
-           320;
-  };
-  for (const auto deadline = std::chrono::steady_clock::now() + 60s;
-       !all_created() && std::chrono::steady_clock::now() < deadline;) {
-    std::this_thread::sleep_for(100ms);
-  }
-  EXPECT_TRUE(all_created()) << running->stderr_text();
+  EXPECT_TRUE(wait_for_results_created(320, 60s)) << running->stderr_text();
   running->send_signal(SIGTERM);
   ASSERT_EQ(running->wait_for_exit(20s), 0) << running->stderr_text();
   expect_orders_delivered("ROOM", 20);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <set>
@@ -275,12 +276,25 @@ class SyncFixture : public ::testing::Test {
   void execute(const std::string& sql) { shop_app->exec(sql); }
 
   // reference id -> state, from the result table.
-  std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") {
+  virtual std::map<std::string, std::string> result_states(std::string_view table = "fulfillsync_order_sync") {
     std::map<std::string, std::string> states;
     for (const auto& row : shop_app->query(fmt::format("SELECT reference_id, state FROM {}", table))) {
       states[row[0]] = row[1];
     }
     return states;
+  }
+
+  // Waits up to `limit` for exactly `count` orders in the result table, every one created.
+  bool wait_for_results_created(std::size_t count, std::chrono::milliseconds limit) {
+    for (const auto deadline = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(100ms)) {
+      const auto states = result_states();
+      if (states.size() == count &&
+          std::all_of(states.begin(), states.end(), [](const auto& state) { return state.second == "created"; })) {
+        return true;
+      }
+    }
+    return false;
   }
 
   std::string result_column(std::string_view column, const std::string& reference,
