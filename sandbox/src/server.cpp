@@ -89,6 +89,9 @@ asio::awaitable<void> refuse(Stream& stream, int status, std::string_view detail
 template <typename Stream>
 asio::awaitable<void> serve_requests(Stream& stream, ServerContext& context) {
   beast::flat_buffer buffer;
+  // Beast reads as much as the buffer has room for; emptied by the parser after every read, it
+  // would stay at its first 512 bytes and a request would take several reads.
+  buffer.reserve(64 * 1024);
   const auto read_timeout = std::chrono::seconds(context.options.read_timeout_seconds);
   for (;;) {
     http::request_parser<http::string_body> parser;

@@ -32,6 +32,10 @@ namespace {
 // A keep-alive connection idle longer than this may be closed by the server while our request is
 // on its way, which would make a non-idempotent request ambiguous; such requests get a fresh one.
 constexpr auto kFreshEnoughForNonIdempotent = 2s;
+// Room for an answer's reads. Beast reads as much as the buffer has room for, and a buffer that its
+// parser empties after every read never grows past its first 512 bytes: a created order's answer
+// took seven reads.
+constexpr std::size_t kReadRoom = 64 * 1024;
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -120,8 +124,8 @@ class Transport::Connection {
   using Plain = beast::tcp_stream;
   using Tls = beast::ssl_stream<beast::tcp_stream>;
 
-  explicit Connection(Plain plain) : stream_(std::in_place_type<Plain>, std::move(plain)) {}
-  explicit Connection(Tls tls) : stream_(std::in_place_type<Tls>, std::move(tls)) {}
+  explicit Connection(Plain plain) : stream_(std::in_place_type<Plain>, std::move(plain)) { buffer_.reserve(kReadRoom); }
+  explicit Connection(Tls tls) : stream_(std::in_place_type<Tls>, std::move(tls)) { buffer_.reserve(kReadRoom); }
 
   beast::tcp_stream& tcp() {
     if (auto* tls = std::get_if<Tls>(&stream_)) return tls->next_layer();
