@@ -46,8 +46,11 @@ RemoteRecord remote_of(const api::ReturnOrder& created) {
 
 namespace {
 
-// Batches of source rows one run takes in: enough to keep the sends busy, bounded per run.
-constexpr int kIntakeBatchesPerRun = 4;
+// Batches of source rows one run takes in. One: where a chunk holds a batch (a bulk push), a run
+// sends what it read, and a row's first result row is its send's; a pending row is written for what
+// waits (the rate budget, a back-off, a chunk smaller than the batch). Four wrote a pending row for
+// most orders of a backlog: a third of the result writes.
+constexpr int kIntakeBatchesPerRun = 1;
 // A send's mark also covers the sends due to leave within this time (see send_marked).
 constexpr std::chrono::duration<double> kMarkAhead = 250ms;
 

@@ -393,6 +393,11 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
 }
 
 template <typename Row>
+void SourceIntake<Row>::tidy() {
+  if (prune_owed_) prune_change_log();
+}
+
+template <typename Row>
 bool SourceIntake<Row>::prune_due() const {
   return unpruned_ >= kPruneBatch || timestamps::Clock::now() >= next_prune_;
 }

@@ -342,6 +342,11 @@ asio::awaitable<void> Service::run_jobs_once() {
   switch (idle) {
     case Scheduler::Idle::stopped: co_return;  // run() ends it once the graceful stop is over
     case Scheduler::Idle::done: {
+      // A run reads a batch and sends it, so the change log's entries of the last one wait for a
+      // poll after its sends' synced commit: in a daemon the next quiet one, which `once` ends before.
+      const auto& sync = config_.sync;
+      if (sync.push_orders.enabled || sync.push_cancels.enabled) order_intake_->tidy();
+      if (sync.push_returns.enabled) return_intake_->tidy();
       int rejected = 0;
       for (const auto& [key, count] : ledger_->backlog()) {
         if (key.second == LedgerState::rejected) rejected += count;
