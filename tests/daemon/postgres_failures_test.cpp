@@ -77,10 +77,11 @@ class PostgresFailuresTest : public SyncFixture {
     return running;
   }
 
-  // A series' value on the daemon's /metrics, e.g. `fulfillsync_merchant_database_reopens_total`;
-  // nothing while it is not exported.
+  // The daemon's /metrics, as a scrape reads it.
   std::string metrics_text() { return http_get("127.0.0.1", metrics_port, "/metrics").body; }
 
+  // A series' value on the daemon's /metrics, e.g. `fulfillsync_merchant_database_reopens_total`;
+  // nothing while it is not exported.
   std::optional<double> metric(std::string_view series) {
     const std::string text = metrics_text();
     const std::string line_start = std::string(series) + " ";

@@ -347,7 +347,7 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
       const std::uint64_t counter = source_.change_counter();
       if (counter_ == counter && held_.empty()) {
         // Nothing new: a quiet moment to delete what was handled.
-        if (prune_owed_) prune_change_log();
+        tidy();
         return false;
       }
       counter_ = counter;
@@ -359,7 +359,7 @@ bool SourceIntake<Row>::poll_by_sequence(int max_batches) {
     if (changes.entries == 0 && held_.empty()) {
       // Another table's commit, or the daemon's own result writes: nothing to offer or save, and
       // as quiet a moment as an unchanged counter to delete what was handled.
-      if (prune_owed_) prune_change_log();
+      tidy();
       sequence_pending_ = more = false;
       continue;
     }

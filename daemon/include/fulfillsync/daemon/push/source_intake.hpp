@@ -91,8 +91,9 @@ class SourceIntake final : public Intake {
 
   bool poll(int max_batches) override;
   void refresh(std::span<const std::string> keys) override;
-  // The end of a `once`: deletes the change log's handled entries that a synced commit covers, as
-  // the next poll that finds nothing new would in a daemon. Failures are logged.
+  // A quiet moment (a poll that finds nothing new, the end of a `once`): deletes the change log's
+  // handled entries that a synced commit covers, whether or not a batch of them is due. Failures are
+  // logged.
   void tidy();
 
   // The checkpoint's name for this table's cursor: "source:fulfillsync_orders".
