@@ -344,9 +344,9 @@ asio::awaitable<void> Service::run_jobs_once() {
     case Scheduler::Idle::done: {
       // A run reads a batch and sends it, so the change log's entries of the last one wait for a
       // poll after its sends' synced commit: in a daemon the next quiet one, which `once` ends before.
-      const auto& sync = config_.sync;
-      if (sync.push_orders.enabled || sync.push_cancels.enabled) order_intake_->tidy();
-      if (sync.push_returns.enabled) return_intake_->tidy();
+      // An intake no job polled owes nothing, and tidies nothing.
+      order_intake_->tidy();
+      return_intake_->tidy();
       int rejected = 0;
       for (const auto& [key, count] : ledger_->backlog()) {
         if (key.second == LedgerState::rejected) rejected += count;
