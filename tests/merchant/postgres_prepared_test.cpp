@@ -1,17 +1,20 @@
 // PostgresConnection's server-side prepared statements against a real PostgreSQL 15 server: each
 // text is prepared once a session and run by name (pg_prepared_statements, read from the
 // connection's own session, says which and how often), a new session prepares anew, a prepare that
-// failed or was skipped is not taken as made, and the texts a session prepares are bounded.
+// failed or was skipped is not taken as made, the texts a session prepares are bounded, and a table
+// the session grew has its statements planned again.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "postgres_fixture.hpp"
+#include "postgres_pulled_tables.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
 
 using PostgresPreparedTest = PostgresMerchantTest;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The session's prepared statements whose text contains `part`: how many, and the runs of them all.
 struct Prepared {
@@ -145,6 +148,52 @@ TEST_F(PostgresPreparedTest, NamesTheServerForgotFailOneRunThenArePreparedAnew) 
   }
   EXPECT_EQ(connection->run("test", read).integer(0, 0), 7);
   EXPECT_EQ(prepared(*connection, read).statements, 1);
+}
+
+// The plan the session's prepared statement whose text contains `part` runs by (EXPLAIN EXECUTE, in
+// that session), its lines joined.
+std::string plan_of(PostgresConnection& connection, const std::string& part, const std::string& arguments) {
+  const PgResult named =
+      connection.run("test", "SELECT name FROM pg_prepared_statements WHERE strpos(statement, $1) > 0", {part});
+  if (named.rows() != 1) return fmt::format("{} prepared statements hold \"{}\"", named.rows(), part);
+  const PgResult plan = connection.run("test", fmt::format("EXPLAIN EXECUTE {}({})", named.text(0, 0), arguments));
+  std::string lines;
+  for (int r = 0; r < plan.rows(); ++r) lines += plan.text(r, 0) + "\n";
+  return lines;
+}
+
+// A key lookup prepared while its table held 100 rows runs by the server's generic plan from its
+// sixth run: a scan of the whole table, made for the table as it was, and kept however much the
+// table grows until an ANALYZE (none here: autovacuum is off for it). Once the session has written
+// its 1,000th row to the table, the statement is planned again, by the table's primary key.
+TEST_F(PostgresPreparedTest, AStatementPlannedOnASmallTableIsPlannedAgainOnceTheSessionGrewIt) {
+  const std::string table = "fulfillsync.fulfillsync_order_sync";
+  app->exec(fmt::format("ALTER TABLE {} SET (autovacuum_enabled = false)", table));
+  results->write_results(SourceKind::orders, batch(100, 1));
+  app->exec(fmt::format("ANALYZE {}", table));
+
+  // The pull's per-row status update, run eight times.
+  const std::unique_ptr<PulledTables> pulled = make_postgres_pulled_tables(*connection);
+  const auto update_statuses = [&] {
+    for (int i = 0; i < 8; ++i) {
+      const OrderStatusRecord status{.reference_id = fmt::format("O-{}", i), .remote_id = 1000 + i,
+                                     .status = "Processing", .as_of = "2026-03-02T10:00:00Z"};
+      pulled->write_shipments(std::span(&status, 1), {});
+    }
+  };
+  const std::string update = "SET remote_status";
+  const std::string arguments = "'Processing', '2026-03-02T10:00:00Z', 'O-1'";
+  update_statuses();
+  EXPECT_THAT(plan_of(*connection, update, arguments), HasSubstr("Seq Scan"));
+
+  results->write_results(SourceKind::orders, batch(5000, 2));
+  ASSERT_EQ(results->count_results_by_state(SourceKind::orders)["created"], 5000);
+  update_statuses();
+  const std::string planned_again = plan_of(*connection, update, arguments);
+  EXPECT_THAT(planned_again, HasSubstr("Index Scan"));
+  EXPECT_THAT(planned_again, Not(HasSubstr("Seq Scan")));
+  EXPECT_EQ(connection->run("test", "SELECT remote_status FROM fulfillsync.fulfillsync_order_sync WHERE reference_id = $1",
+                            {"O-7"}).text(0, 0), "Processing");
 }
 
 }  // namespace

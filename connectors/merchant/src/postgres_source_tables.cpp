@@ -95,7 +95,9 @@ std::vector<Row> read_range(PostgresConnection& connection, const ReadRange& ran
     params.push_back(cursor_time(range.through->updated_at));
     params.push_back(range.through->reference_id);
   }
-  return read_snapshot<Row>(connection, sql, params);
+  std::vector<Row> rows = read_snapshot<Row>(connection, sql, params);
+  connection.count_rows_changed(connection.source_table(Source<Row>::table), rows.size());
+  return rows;
 }
 
 template <typename Row>
@@ -105,7 +107,9 @@ std::vector<Row> read_key_range(PostgresConnection& connection, const KeyRange& 
   const std::string sql = select_rows_sql<Row>(connection, where) + R"( ORDER BY t.reference_id COLLATE "C" LIMIT $4)";
   const PgParam params[] = {range.after_key, cursor_time(range.changed_after.updated_at),
                             range.changed_after.reference_id, std::to_string(range.limit)};
-  return read_snapshot<Row>(connection, sql, params);
+  std::vector<Row> rows = read_snapshot<Row>(connection, sql, params);
+  connection.count_rows_changed(connection.source_table(Source<Row>::table), rows.size());
+  return rows;
 }
 
 template <typename Row>
@@ -311,6 +315,7 @@ ChangedKeys PostgresSourceTables::changes_after(SourceKind kind, std::string_vie
       if (seen.insert(key).second) changes.keys.push_back(std::move(key));
     }
     changes.entries = rows.rows();
+    connection_.count_rows_changed(connection_.source_table(source_table(kind)), changes.entries);
     changes.more = static_cast<std::size_t>(rows.rows()) == limit && limit > 0;
     changes.through = changes.more ? fmt::format("{}/{}/{}", horizon, rows.text(rows.rows() - 1, 0),
                                                  rows.text(rows.rows() - 1, 1))

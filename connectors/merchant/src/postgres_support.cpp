@@ -1,5 +1,6 @@
 #include "postgres_support.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -205,7 +206,9 @@ void PostgresConnection::connect() {
   if (connection_ != nullptr) PQfinish(connection_);
   farewell_.clear();
   source_columns_.clear();
-  prepared_.clear();  // the new session has none of them
+  prepared_.clear();  // the new session has none of them, and plans each as the tables are now
+  growth_.clear();
+  grown_table_.clear();
   connection_ = PQconnectdbParams(params_.keywords(), params_.values(), params_.expand_dbname());
   if (connection_ == nullptr || PQstatus(connection_) != CONNECTION_OK) {
     const std::string message = pg_error_message(connection_);
@@ -318,7 +321,10 @@ void PostgresConnection::open_if_lost(std::string_view task) {
     // A server that ended the connection (a restart's shutdown, pg_terminate_backend) has said so on
     // the socket: read it now rather than learn it from a failed statement. Never blocks (libpq's
     // socket is non-blocking), and reads nothing else: no statement is running.
-    if (PQconsumeInput(connection_) != 0 && PQstatus(connection_) == CONNECTION_OK) return;
+    if (PQconsumeInput(connection_) != 0 && PQstatus(connection_) == CONNECTION_OK) {
+      plan_again_if_grown(task);
+      return;
+    }
     tell(DatabaseFailure::connection_lost);
     drop(task, farewell_.empty() ? pg_error_message(connection_) : farewell_);
   }
@@ -353,6 +359,25 @@ void PostgresConnection::open_if_lost(std::string_view task) {
                open_failures_ > 0 ? fmt::format(" after {} failed tries", open_failures_) : std::string());
   open_failures_ = 0;
   if (observer_ != nullptr) observer_->reopened();
+}
+
+void PostgresConnection::count_rows_changed(const std::string& table, std::size_t rows) {
+  Growth& growth = growth_[table];
+  growth.changed += rows;
+  if (growth.changed < growth.plan_again_at) return;
+  growth.plan_again_at = 2 * growth.changed;
+  grown_table_ = table;
+}
+
+void PostgresConnection::plan_again_if_grown(std::string_view task) {
+  if (grown_table_.empty()) return;
+  spdlog::debug("merchant database {}: {} rows of {} changed this session: its statements are planned again",
+                description_, growth_[grown_table_].changed, grown_table_);
+  grown_table_.clear();
+  ++round_trips_;
+  const PgResult result(PQexec(connection_, "DEALLOCATE ALL"));
+  if (PQresultStatus(result.raw()) != PGRES_COMMAND_OK) fail(task, failure_of(result.raw()));
+  prepared_.clear();
 }
 
 void PostgresConnection::drop(std::string_view task, std::string_view why) {
@@ -574,8 +599,10 @@ std::vector<PgResult> PostgresConnection::pipeline(std::span<const Statement> st
 }
 
 bool PostgresConnection::may_prepare(const std::string& sql, std::size_t pending) const {
-  const bool transaction_control = sql == "BEGIN" || sql == "COMMIT" || sql.starts_with("BEGIN ");
-  return !transaction_control && prepared_.size() + pending < kMostPrepared;
+  // What PREPARE takes; the rest (BEGIN, COMMIT, EXPLAIN) runs unnamed.
+  constexpr std::string_view kPreparable[] = {"SELECT ", "INSERT ", "UPDATE ", "DELETE ", "WITH ", "VALUES "};
+  const bool preparable = std::ranges::any_of(kPreparable, [&](std::string_view start) { return sql.starts_with(start); });
+  return preparable && prepared_.size() + pending < kMostPrepared;
 }
 
 PostgresConnection::PipelineName PostgresConnection::pipeline_name(const std::string& sql, std::size_t statement,
@@ -675,19 +702,22 @@ PgUpsert::PgUpsert(PostgresConnection& connection, std::string table, std::optio
 int PgUpsert::write(SqlValues row) {
   check_columns(row);
   if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
+  connection_.count_rows_changed(table_, 1);
   return connection_.run(task_, sql_, parameters(row)).changed();
 }
 
 void PgUpsert::write_unread(SqlValues row) {
   check_columns(row);
   if (sql_.empty()) sql_ = pg_upsert_sql(table_, row, on_conflict_);
+  connection_.count_rows_changed(table_, 1);
   connection_.run_later(task_, sql_, parameters(row));
 }
 
-std::vector<PostgresConnection::Statement> PgUpsert::statements(std::span<const Batch> batches) const {
+std::vector<PostgresConnection::Statement> PgUpsert::statements(std::span<const Batch> batches) {
   std::vector<PostgresConnection::Statement> made;
   made.reserve(batches.size());
   for (const Batch& batch : batches) {
+    connection_.count_rows_changed(table_, batch.rows.size());
     PostgresConnection::Statement& statement = made.emplace_back(PostgresConnection::Statement{task_, *batch.sql, {}});
     statement.params.reserve(batch.rows.size() * columns_.size());
     for (const std::vector<Named>& row : batch.rows) {

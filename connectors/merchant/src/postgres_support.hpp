@@ -109,11 +109,23 @@ PgParam text_array(std::span<const std::string> values);
 // statement whose table changed a column's type fails its next run (the server will not change its
 // result type), and so does every name after a DISCARD ALL or DEALLOCATE (a connection pooler's
 // reset): that run fails as `other`, and the connection is opened afresh for the next.
+// A prepared statement keeps the plan the server settles on after five runs, made for the tables as
+// they were then: a key lookup planned on a table of a few hundred rows is a scan of the whole table,
+// still after the table grew a thousandfold, until an ANALYZE (autovacuum's, or none when it is off).
+// So when a table has changed by 1,000 rows the session wrote to it or read as changed in it
+// (count_rows_changed), and again each time that count doubles, the session deallocates its
+// statements before its next transaction: each is prepared and planned again against the tables as
+// they are (the planner scales a table's statistics to its current size, so no ANALYZE is needed,
+// nor the privilege to run it).
 class PostgresConnection {
  public:
   // Texts prepared in one session at most; others run unnamed, so that texts that vary cannot grow
   // the server's memory without bound (the connectors' texts are a few dozen).
   static constexpr std::size_t kMostPrepared = 128;
+  // Rows of a table a session changes or sees changed before its statements are planned again, the
+  // first time; then each time that count doubles. A key lookup's plan turns from a scan of the
+  // table to its index at a few hundred rows.
+  static constexpr std::uint64_t kRowsBeforePlanningAgain = 1000;
 
   // Connects (merchant.postgresql) and sets the session up: statement_timeout, UTC, ISO dates, and
   // with `read_only` every transaction read only. Throws MerchantDatabaseError with libpq's message
@@ -184,6 +196,9 @@ class PostgresConnection {
   // trip, and returns their results. Fails as one statement does.
   std::vector<PgResult> run_together(std::vector<Statement> statements);
 
+  // Rows written to `table` (the quoted name), or read as changed in it: see the class comment.
+  void count_rows_changed(const std::string& table, std::size_t rows);
+
   // Round trips to the server so far (each statement, script or pipeline waited on): what the
   // batched writes save, for tests.
   std::uint64_t round_trips() const { return round_trips_; }
@@ -238,8 +253,10 @@ class PostgresConnection {
   }
 
   void connect();
-  // Before a statement outside a transaction: opens the connection if it is gone or the server ended it.
+  // Before a statement outside a transaction: opens the connection if it is gone or the server ended
+  // it, and deallocates the session's statements if a table grew enough to plan them again.
   void open_if_lost(std::string_view task);
+  void plan_again_if_grown(std::string_view task);
   // Closes a connection that was lost (or is to be opened afresh); the next statement opens it again.
   void drop(std::string_view task, std::string_view why);
   PgResult execute(std::string_view task, const std::string& sql, std::span<const PgParam> params);
@@ -312,6 +329,14 @@ class PostgresConnection {
   // This session's prepared statements, by SQL text: only those whose prepare the server confirmed.
   std::unordered_map<std::string, std::string> prepared_;
   std::uint64_t names_given_ = 0;  // never one name twice, whether its prepare succeeded or not
+  // Rows of each table this session changed or saw changed, and the count at which its statements
+  // are planned again.
+  struct Growth {
+    std::uint64_t changed = 0;
+    std::uint64_t plan_again_at = kRowsBeforePlanningAgain;
+  };
+  std::unordered_map<std::string, Growth> growth_;
+  std::string grown_table_;  // the table that changed enough to plan again, until it is done
   std::shared_ptr<Awaited> awaited_;  // shared with the awaiting coroutines, which may outlive a turn
 };
 
@@ -337,7 +362,8 @@ class PgUpsert final : public RowUpsert {
   // others left to go with the next (run_later).
   std::vector<std::vector<std::string>> run_batches(std::span<const Batch> batches, bool read) override;
   std::string numbered_parameter(std::size_t index) const override { return fmt::format("${}", index + 1); }
-  std::vector<PostgresConnection::Statement> statements(std::span<const Batch> batches) const;
+  // The batches' statements, their rows counted as changed (PostgresConnection::count_rows_changed).
+  std::vector<PostgresConnection::Statement> statements(std::span<const Batch> batches);
 
   PostgresConnection& connection_;
   std::string task_;  // "writing <table>", for an error
