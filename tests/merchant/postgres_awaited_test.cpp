@@ -87,6 +87,37 @@ TEST_F(PostgresAwaitedTest, ABlockingStatementMeanwhileReadsTheBatchToItsEndFirs
   EXPECT_THAT(*changed, ElementsAre(1, 1, 1));
 }
 
+// A batch whose statement fails leaves its transaction aborted on the server (the pipeline skips
+// its COMMIT). A blocking statement that comes before the batch's awaiter resumes reads the batch to
+// its end, and runs after that transaction is rolled back, not in it.
+TEST_F(PostgresAwaitedTest, ABlockingStatementMeanwhileRunsAfterAFailedBatchIsRolledBack) {
+  app->exec("INSERT INTO fulfillsync.awaited_rows VALUES (1)");
+  std::string failure, counted, counting_failure;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        try {
+          std::vector<int> rows{2, 1};  // 1 is there already
+          co_await insert(std::move(rows), "0.1");
+        } catch (const MerchantDatabaseError& e) {
+          failure = e.what();
+        }
+      },
+      asio::detached);
+  asio::post(io, [&] {
+    try {
+      counted = connection->run("counting", "SELECT count(*) FROM fulfillsync.awaited_rows").text(0, 0);
+    } catch (const MerchantDatabaseError& e) {
+      counting_failure = e.what();
+    }
+  });
+  io.run();
+  EXPECT_THAT(failure, HasSubstr("duplicate key"));
+  EXPECT_EQ(counting_failure, "");
+  EXPECT_EQ(counted, "1");
+  EXPECT_EQ(connection->run("reading", "SELECT count(*) FROM fulfillsync.awaited_rows").text(0, 0), "1");
+}
+
 TEST_F(PostgresAwaitedTest, BatchesTakeTurnsAndAFailedOneRollsBackAlone) {
   std::optional<std::vector<int>> first, third;
   std::string second_failure;

@@ -523,6 +523,7 @@ asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_asyn
     if (connection_ != nullptr) PQsetnonblocking(connection_, 0);
     pipeline->failure = std::current_exception();
     pipeline->done = true;
+    rollback();  // whatever of it went out
   }
   // Sends the rest as the socket takes it, reading the answers that come meanwhile (so that the
   // server, were it to wait on sending them, goes on). A lost connection ends it: PQgetResult below
@@ -544,10 +545,7 @@ asio::awaitable<std::vector<int>> PostgresConnection::run_in_one_round_trip_asyn
     }
     if (!read_next(*pipeline->reading)) complete(*pipeline);
   }
-  if (pipeline->failure) {
-    rollback();  // a failed transaction waits for it
-    std::rethrow_exception(pipeline->failure);
-  }
+  if (pipeline->failure) std::rethrow_exception(pipeline->failure);  // rolled back as it ended
   co_return changed_between(pipeline->results);
 }
 
@@ -569,6 +567,10 @@ void PostgresConnection::complete(AwaitedPipeline& pipeline) {
     pipeline.results = finish_pipeline(*pipeline.reading);
   } catch (...) {
     pipeline.failure = std::current_exception();
+    // A statement that failed left its transaction open and aborted (the pipeline skipped the
+    // COMMIT): ended now, so that a blocking statement coming before the awaiter resumes does not
+    // run in it. (No blocking transaction is open here: begin() reads a batch under way first.)
+    rollback();
   }
   pipeline.done = true;
 }
