@@ -376,6 +376,31 @@ TEST_F(AlertScrapeTest, AMissingSourceTable) {
   stop();
 }
 
+// The merchant's result table refuses the daemon's writes (a trigger aborts them): push_orders
+// still sends the orders, and its runs fail on the merchant database until the table takes their
+// results, which it then holds.
+TEST_F(AlertScrapeTest, AResultTableThatRefusesWrites) {
+  start_sandbox_and_configure();
+  ASSERT_NO_FATAL_FAILURE(start());
+  wait_until_every_job_succeeded();
+  execute("CREATE TRIGGER refuse_results BEFORE INSERT ON fulfillsync_order_sync "
+          "BEGIN SELECT RAISE(ABORT, 'closed for maintenance'); END");
+  insert_orders("REF", 2);
+  // A run that threw waits 5 s: the second scrape is taken once the next one failed too.
+  const std::string errors = R"(fulfillsync_job_run_errors_total{sync_job="push_orders",where="merchant_database"})";
+  const Scrape first = wait_for_scrape([&](const Scrape& scrape) { return scrape.value(errors).value_or(0) >= 1; });
+  const Scrape second = wait_for_scrape(
+      [&](const Scrape& scrape) { return scrape.value(errors).value_or(0) > first.value(errors).value_or(0); });
+  EXPECT_THAT(daemon_run->stderr_text(), ::testing::HasSubstr("closed for maintenance"));
+  expect_alerts(first, second,
+                {{"FulfillsyncMerchantDatabaseFailing", {{"sync_job", "push_orders"}, {"where", "merchant_database"}}},
+                 {"FulfillsyncJobRunsFailing", {{"sync_job", "push_orders"}}}});
+  EXPECT_GT(second.value("fulfillsync_result_write_failures_total").value_or(0), 0);
+  execute("DROP TRIGGER refuse_results");
+  EXPECT_TRUE(wait_for_results_created(2, 30s)) << daemon_run->stderr_text();
+  stop();
+}
+
 TEST_F(AlertScrapeTest, AFailedConfigReload) {
   start_sandbox_and_configure();
   ASSERT_NO_FATAL_FAILURE(start());

@@ -59,15 +59,17 @@ CancelMismatch classify_cancel_mismatch(const merchant::SyncResult& row) {
 void CancelPushJob::check_intent() {
   const auto now = std::chrono::steady_clock::now();
   if (intent_checked_at_ && now - *intent_checked_at_ < kIntentCheckInterval) return;
+  // Tried again after the interval, not at the next run (a few a second): the cancels are sent
+  // meanwhile, and the log holds one line a try.
+  intent_checked_at_ = now;
   std::vector<merchant::SyncResult> rows;
   try {
     rows = sync_results_.cancel_mismatches(kIntentCheckLimit);
   } catch (const merchant::MerchantDatabaseError& e) {
-    spdlog::warn("{}: cannot check the cancels against the provider's statuses ({}); trying again next run", name(),
-                 e.what());
+    spdlog::warn("{}: cannot check the cancels against the provider's statuses ({}); trying again in {} minutes",
+                 name(), e.what(), std::chrono::duration_cast<std::chrono::minutes>(kIntentCheckInterval).count());
     return;
   }
-  intent_checked_at_ = now;
   std::set<std::string, std::less<>> surfaced;
   auto& ledger = context_.ledger;
   auto batch = ledger.batch();

@@ -150,17 +150,7 @@ ResultWriter::Unwritten ResultWriter::unwritten(merchant::SourceKind kind, int l
   return unwritten;
 }
 
-bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int limit, std::exception_ptr failure) {
-  if (failure) {
-    metrics_.count_result_write_failure();
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      spdlog::warn("{}: writing {} result rows to the merchant database failed ({}); retrying later", job,
-                   unwritten.results.size(), e.what());
-    }
-    return false;
-  }
+bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int limit) {
   failpoint(fmt::format("{}.after_result_write", job));
   // An entry that changed while the write was under way keeps its mark (mark_results_written). Lost
   // to a power cut, the note only has the rows written again: not worth a sync of its own.
@@ -173,25 +163,27 @@ bool ResultWriter::settle(const Unwritten& unwritten, std::string_view job, int 
 bool ResultWriter::flush(merchant::SourceKind kind, std::string_view job, int limit) {
   const Unwritten rows = unwritten(kind, limit);
   if (rows.results.empty()) return true;
-  std::exception_ptr failure;
   try {
     results_.write_results(kind, rows.results);
-  } catch (const std::exception&) {
-    failure = std::current_exception();
+  } catch (const std::exception& e) {
+    metrics_.count_result_write_failure();
+    spdlog::warn("{}: writing {} result rows to the merchant database failed ({})", job, rows.results.size(),
+                 e.what());
+    return false;
   }
-  return settle(rows, job, limit, failure);
+  return settle(rows, job, limit);
 }
 
 asio::awaitable<bool> ResultWriter::flush_async(merchant::SourceKind kind, std::string_view job, int limit) {
   const Unwritten rows = unwritten(kind, limit);
   if (rows.results.empty()) co_return true;
-  std::exception_ptr failure;
   try {
     co_await results_.write_results_async(kind, rows.results);
   } catch (const std::exception&) {
-    failure = std::current_exception();
+    metrics_.count_result_write_failure();
+    throw;
   }
-  co_return settle(rows, job, limit, failure);
+  co_return settle(rows, job, limit);
 }
 
 asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, std::span<const LedgerEntry> entries,

@@ -29,12 +29,16 @@ class ResultWriter {
  public:
   ResultWriter(OutboundLedger& ledger, merchant::SyncResults& results, SyncMetrics& metrics);
 
-  // Writes the results of up to `limit` entries whose results are not written yet. `job` names the
-  // failpoints. A failed write is logged and counted, and left for the next call. Returns whether
-  // everything was written. The jobs await it (flush_async): the event loop serves the other jobs'
-  // sends while the merchant database works.
-  bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
+  // Writes the results of up to `limit` entries whose results are not written yet; returns whether
+  // everything was written. `job` names the failpoints. A failed write is counted
+  // (fulfillsync_result_write_failures_total) and its entries left for the next call.
+  // The jobs await it, and its failure fails their run (the MerchantDatabaseError is thrown): the
+  // scheduler logs it, counts it as the merchant database's and tries again after its wait, so a
+  // result table that refuses writes is a failing job with an alert, not a warning a run. The event
+  // loop serves the other jobs' sends while the merchant database works.
   boost::asio::awaitable<bool> flush_async(merchant::SourceKind kind, std::string_view job, int limit = 1000);
+  // The same, blocking, for `recover-store`: a failed write is logged (the next start writes it).
+  bool flush(merchant::SourceKind kind, std::string_view job, int limit = 1000);
 
   // Just before creates leave, in the commit that marks them in flight (PushJob::send_marked): their
   // rows say in_flight, so that a store restored from an older copy, which cannot know they were
@@ -53,8 +57,8 @@ class ResultWriter {
     std::vector<merchant::SyncResult> results;
   };
   Unwritten unwritten(merchant::SourceKind kind, int limit);
-  // After the write of `unwritten`: marks its entries written, or logs and counts the failure.
-  bool settle(const Unwritten& unwritten, std::string_view job, int limit, std::exception_ptr failure);
+  // After the write of `unwritten`: marks its entries written.
+  bool settle(const Unwritten& unwritten, std::string_view job, int limit);
 
   OutboundLedger& ledger_;
   merchant::SyncResults& results_;
