@@ -238,6 +238,40 @@ TEST_P(PullSyncTest, ATrickleOfShipmentsIsMarkedInFullBatches) {
   expect_shipments_synced(kRounds * kPerRound);
 }
 
+// The merchant's tracking table refuses the marks' writes (an operator's trigger): the marks are
+// sent once, and mark_tracking's runs fail on the merchant database, so `once` ends 69 naming the
+// refusal, until the table takes them: then they are written, none sent again.
+TEST_P(PullSyncTest, MarksTheTrackingTableRefusesFailTheRunAndAreWrittenOnceItTakesThem) {
+  start();
+  insert_orders("REFUSED", 3);
+  auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  advance_clock(400);  // shipped, with tracking
+  if (on_postgresql()) {
+    execute("CREATE FUNCTION refuse_marks() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'closed for maintenance'; END $$; "
+            "CREATE TRIGGER refuse_marks BEFORE UPDATE OF upload_marked_at ON fulfillsync_tracking "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_marks()");
+  } else {
+    execute("CREATE TRIGGER refuse_marks BEFORE UPDATE OF upload_marked_at ON fulfillsync_tracking "
+            "BEGIN SELECT RAISE(ABORT, 'closed for maintenance'); END");
+  }
+  result = once();
+  EXPECT_EQ(result.exit_status, 69) << result.stderr_text;  // EX_UNAVAILABLE
+  EXPECT_THAT(result.stderr_text, HasSubstr("mark_tracking failed"));
+  EXPECT_THAT(result.stderr_text, HasSubstr("closed for maintenance"));
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking"), 3);
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 0);
+  EXPECT_EQ(sandbox_count("tracking_upload_requests"), 1);
+
+  execute(on_postgresql() ? "DROP TRIGGER refuse_marks ON fulfillsync_tracking" : "DROP TRIGGER refuse_marks");
+  result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_EQ(count("SELECT count(*) FROM fulfillsync_tracking WHERE upload_marked_at IS NOT NULL"), 3);
+  EXPECT_EQ(sandbox_count("tracking_upload_requests"), 1);
+  expect_shipments_synced(3);
+}
+
 // A batch that never fills goes once its oldest mark has waited batch_wait.
 TEST_P(PullSyncTest, ALoneMarkIsSentOnceBatchWaitHasPassed) {
   start({}, jobs_with_batch_wait("1s"));

@@ -267,11 +267,11 @@ bool MarkTrackingJob::write_results() {
   if (results.empty()) return true;
   try {
     context_.merchant.record_tracking_marks(results);
-  } catch (const merchant::MerchantDatabaseError& e) {
-    // The ledger keeps them; the next run writes them.
-    spdlog::warn("mark_tracking: writing {} marks to the merchant database: {}", results.size(), e.what());
+  } catch (const merchant::MerchantDatabaseError&) {
+    // The ledger keeps them, and the run fails on the merchant database (as a push job's result
+    // write does: ResultWriter::flush_async): the scheduler logs it and the next run writes them.
     context_.metrics.count_result_write_failure();
-    return false;
+    throw;
   }
   failpoint("mark_tracking.after_result_write");
   auto batch = ledger_.batch();

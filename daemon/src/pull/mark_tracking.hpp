@@ -40,7 +40,7 @@ class MarkTrackingJob final : public Job {
   void drop_unlisted(std::vector<TrackingMark>& due, JobRun& run);
   // How much longer the batch `due` waits to fill up, or nothing: send it now.
   std::optional<std::chrono::milliseconds> batch_wait_left(const std::vector<TrackingMark>& due);
-  // Whether every settled mark's result is written.
+  // Whether every settled mark's result is written. A failed write fails the run (throws).
   bool write_results();
   // Whether the last run left nothing to send, look up, retry or write and no mark changed since
   // (TrackingMarkLedger::version): a run then asks the ledger nothing.
