@@ -102,9 +102,10 @@ PgParam text_array(std::span<const std::string> values);
 // - A write refused as read only (a replica after a failover, a server in recovery) drops the
 //   connection, so that the next opens afresh: a name or a multi-host connection string
 //   (target_session_attrs=read-write) may lead to the writable server by then.
-// Every statement but BEGIN and COMMIT runs as a server-side prepared statement: its text is
-// prepared under a name the first time the session runs it (in the same round trip, in a pipeline)
-// and then executed by name, so the server parses and plans it once a session, not at every run.
+// Every statement PREPARE takes (not BEGIN, COMMIT or EXPLAIN) runs as a server-side prepared
+// statement: its text is prepared under a name the first time the session runs it (in the same round
+// trip, in a pipeline) and then executed by name, so the server parses and plans it once a session
+// (until a table grows: below), not at every run.
 // The names belong to the session: a connection opened again prepares them anew. A prepared
 // statement whose table changed a column's type fails its next run (the server will not change its
 // result type), and so does every name after a DISCARD ALL or DEALLOCATE (a connection pooler's
