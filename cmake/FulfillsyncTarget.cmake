@@ -29,13 +29,38 @@ elseif(FULFILLSYNC_SANITIZE STREQUAL "thread")
   target_link_options(fulfillsync_options INTERFACE -fsanitize=thread)
 endif()
 
-# fulfillsync_library(NAME <name> SOURCES ... [DEPS ...]): a component library with its public
-# include/ folder, exported as fulfillsync::<name>.
+# Precompiled headers: the standard and third-party headers that most sources of a larger target include,
+# parsed once for the target instead of once for each of its sources. Parsing them is most of the front
+# end's time (a source of the API models: 6.3 s to parse alone, 2.1 s with them precompiled), which is
+# most of clang's at -O0 (build-clang/ of ./dev test) and less of GCC's under a sanitizer, whose
+# instrumentation doubles the back end's (the daemon library, cold: 310 s without, 270 s with).
+# Only third-party headers: they do not change as the project does. A target precompiles them with its
+# own flags, so a header sees the same definitions it would in each source.
+option(FULFILLSYNC_PRECOMPILE_HEADERS "Precompile the common headers of each larger target" ON)
+set(FULFILLSYNC_PCH_STANDARD <algorithm> <chrono> <filesystem> <functional> <map> <memory> <optional> <string>
+  <string_view> <utility> <vector> <fmt/format.h>)
+set(FULFILLSYNC_PCH_ASIO <boost/asio/awaitable.hpp> <boost/asio/co_spawn.hpp> <boost/asio/io_context.hpp>
+  <boost/asio/steady_timer.hpp> <boost/asio/use_awaitable.hpp>)
+set(FULFILLSYNC_PCH_SQLITE <SQLiteCpp/Database.h> <SQLiteCpp/Statement.h>)
+
+# fulfillsync_precompile_headers(<target> <header>...): the standard set and the headers named.
+function(fulfillsync_precompile_headers target)
+  if(FULFILLSYNC_PRECOMPILE_HEADERS)
+    target_precompile_headers(${target} PRIVATE ${FULFILLSYNC_PCH_STANDARD} ${ARGN})
+  endif()
+endfunction()
+
+# fulfillsync_library(NAME <name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...] [PRECOMPILE <header>...]):
+# a component library with its public include/ folder, exported as fulfillsync::<name>. PRECOMPILE (even
+# empty) precompiles the standard set and the headers named.
 function(fulfillsync_library)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS;PRECOMPILE" ${ARGN})
   add_library(fulfillsync_${ARG_NAME} STATIC ${ARG_SOURCES})
   add_library(fulfillsync::${ARG_NAME} ALIAS fulfillsync_${ARG_NAME})
   target_include_directories(fulfillsync_${ARG_NAME} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
   target_link_libraries(fulfillsync_${ARG_NAME}
     PUBLIC fulfillsync_options ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  if("PRECOMPILE" IN_LIST ARGN)
+    fulfillsync_precompile_headers(fulfillsync_${ARG_NAME} ${ARG_PRECOMPILE})
+  endif()
 endfunction()

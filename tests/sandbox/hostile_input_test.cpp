@@ -2,6 +2,7 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "sandbox_fixture.hpp"
@@ -24,10 +25,12 @@ void expect_still_serving(Sandbox& sandbox) {
 TEST(SandboxHostileInput, TenMegabyteBodyIsRefused) {
   Sandbox sandbox;
   const std::string body(10 * 1024 * 1024, 'x');
+  // fmt::format, not operator+: GCC 12 at -O3 misreads a literal before a temporary string (bug 105651).
   const auto exchange = raw_exchange(sandbox.port(),
-                                     "POST /2026-01/order HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-token\r\n"
-                                     "service_channel_id: 2\r\nContent-Type: application/json\r\nContent-Length: " +
-                                         std::to_string(body.size()) + "\r\n\r\n" + body,
+                                     fmt::format("POST /2026-01/order HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                                                 "test-token\r\nservice_channel_id: 2\r\nContent-Type: "
+                                                 "application/json\r\nContent-Length: {}\r\n\r\n{}",
+                                                 body.size(), body),
                                      20s);
   EXPECT_FALSE(exchange.timed_out);
   const int status = status_of(exchange.received);
@@ -116,7 +119,8 @@ TEST(SandboxHostileInput, PathologicalJsonIsRefused) {
   EXPECT_EQ(sandbox.create("/2026-01/order", deep).status, 400);
   EXPECT_EQ(sandbox.create("/2026-01/order", "{\"reference_id\":\"\xff\xfe\"}").status, 400);
   EXPECT_EQ(sandbox.create("/2026-01/order", std::string("{\"a\":\"\0\"}", 9)).status, 400);
-  const std::string huge_number = R"({"reference_id":"N","shipping_method":"S","products":[{"id":1)" + std::string(400, '0') + "}]}";
+  const std::string huge_number =
+      fmt::format(R"({{"reference_id":"N","shipping_method":"S","products":[{{"id":1{}}}]}})", std::string(400, '0'));
   EXPECT_EQ(sandbox.create("/2026-01/order", huge_number).status, 400);
   // Wrong types everywhere.
   EXPECT_EQ(sandbox.create("/2026-01/order", R"({"reference_id":[],"shipping_method":{},"recipient":"x","products":{}})").status, 400);

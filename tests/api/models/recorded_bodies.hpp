@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "fulfillsync/api/models/api_version.hpp"
 #include "fulfillsync/testing/process.hpp"
 
@@ -17,8 +19,9 @@ inline void PrintTo(ApiVersion version, std::ostream* out) { *out << to_string(v
 namespace fulfillsync::api::testing_bodies {
 
 inline std::string recorded_body(ApiVersion version, std::string_view name) {
-  return fulfillsync::testing::read_file(fulfillsync::testing::source_path(
-      "tests/api/models/bodies/" + std::string(to_string(version)) + "/" + std::string(name)));
+  // fmt::format, not operator+: GCC 12 at -O3 misreads a literal before a temporary string (bug 105651).
+  return fulfillsync::testing::read_file(
+      fulfillsync::testing::source_path(fmt::format("tests/api/models/bodies/{}/{}", to_string(version), name)));
 }
 
 inline constexpr ApiVersion kAllVersions[] = {ApiVersion::v2025_07, ApiVersion::v2026_01, ApiVersion::v2026_07};
