@@ -23,7 +23,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The extended description (CPack puts the summary above it and indents it for the control file). It
 # names the build type the package was made from: the package is built from whatever tree it is
-# packaged in, and the project's own is RelWithDebInfo, the tested one (README, "The Debian package").
+# packaged in, and the project's own is RelWithDebInfo, Release's code (README, "The Debian package").
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "fulfillsyncd connects a merchant's SQL database to an order-fulfillment provider's HTTPS JSON API:
 it pushes orders, cancels and returns exactly once and pulls shipments, tracking, statuses and
@@ -37,8 +37,8 @@ run systemctl enable --now fulfillsyncd. Prometheus alert rules and a Grafana da
 /usr/share/fulfillsync/monitoring.
 
 Built with CMake's ${CMAKE_BUILD_TYPE} configuration, then stripped. The project packages
-RelWithDebInfo: the configuration its whole test suite and CI run against, -O2 with its
-assertions kept.")
+RelWithDebInfo: the code of the Release configuration its whole test suite and CI run
+against (-O3, the invariants kept), with debug information.")
 
 # Dependencies from the shared libraries the binaries link, as Debian declares them.
 find_program(FULFILLSYNC_DPKG_SHLIBDEPS dpkg-shlibdeps)
