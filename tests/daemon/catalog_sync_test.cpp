@@ -836,6 +836,29 @@ TEST_P(CatalogJobTest, AnUpdateAnOlderStoreHadUnderWayIsComparedWithTheProviderW
   EXPECT_EQ(after.type, "Gear");
 }
 
+TEST_P(CatalogJobTest, AnUpdateAStoreSinceReplacedSentIsNotLeftAtTheProviderWhenTheRowTurnsBack) {
+  start();
+  insert_products("T", 1);  // T-0001: 'Product 1', Apparel
+  ASSERT_EQ(once().exit_status, 0);
+  const std::filesystem::path copy = dir / "checkpoint-copy.db";
+  SQLite::Database((dir / "checkpoint.db").string(), SQLite::OPEN_READONLY).backup(copy.c_str(), SQLite::Database::Save);
+  // An update reaches the provider; the store is killed before it records the answer, so the result
+  // table never shows the version as sent.
+  execute("UPDATE fulfillsync_products SET type = 'Gear' WHERE reference_id = 'T-0001'");
+  ASSERT_EQ(once({"FULFILLSYNC_FAILPOINTS=push_products.after_response"}).exit_status, kKilled);
+  ASSERT_EQ(provider_products().at("T-0001").type, "Gear");
+
+  // The copy from before the update comes back, and the merchant turns the row back to the version
+  // the copy last sent: only a store that knows the provider moved on sends it.
+  delete_store();
+  std::filesystem::copy_file(copy, dir / "checkpoint.db");
+  execute("UPDATE fulfillsync_products SET type = 'Apparel' WHERE reference_id = 'T-0001'");
+  const auto result = once();
+  ASSERT_EQ(result.exit_status, 0) << result.stderr_text;
+  EXPECT_THAT(result.stderr_text, HasSubstr("1 products changed at the provider since this store was current"));
+  EXPECT_EQ(provider_products().at("T-0001").type, "Apparel");
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogJobTest, ::testing::Values(Driver::sqlite), driver_name);
 
 // The operator's tools over the catalog: status, retry and --dry-run.

@@ -420,15 +420,24 @@ asio::awaitable<void> ProductPushJob::send_updates(JobRun& run) {
   if (planned.empty()) co_return;
   failpoint(failpoint_name("before_update"));
   std::vector<std::string> keys;
-  for (const PlannedUpdate& update : planned) keys.push_back(update.entry.source_key);
+  std::vector<LedgerEntry> updates;
+  for (const PlannedUpdate& update : planned) {
+    keys.push_back(update.entry.source_key);
+    updates.push_back(update.entry);
+  }
   std::vector<api::Outcome> outcomes(planned.size());
   const SendOne send_update = [&](std::size_t i, api::BeforeSend before_send) -> asio::awaitable<api::Outcome> {
     outcomes[i] = co_await update(planned[i], std::move(before_send));
     co_return outcomes[i];
   };
-  co_await send_marked(LedgerKind::product_update, keys, send_update, run, [&](std::size_t i, const api::Outcome&) {
-    record_update(planned[i], outcomes[i], run);
-  });
+  // Announced as creates are: a store restored from an older copy, which cannot know this version
+  // left, then compares the product with the provider instead of taking its own last version as held.
+  const Announce announce = [&](std::vector<std::size_t> marked) -> asio::awaitable<void> {
+    co_await context_.results.announce_sends(kProducts, updates, marked, name());
+  };
+  co_await send_marked(
+      LedgerKind::product_update, keys, send_update, run,
+      [&](std::size_t i, const api::Outcome&) { record_update(planned[i], outcomes[i], run); }, announce);
 }
 
 asio::awaitable<api::Outcome> ProductPushJob::update(PlannedUpdate& planned, api::BeforeSend before_send) {

@@ -193,6 +193,16 @@ asio::awaitable<bool> ResultWriter::announce_sends(merchant::SourceKind kind, st
   results.reserve(leaving.size());
   for (const std::size_t i : leaving) {
     const LedgerEntry& entry = entries[i];
+    if (entry.kind == LedgerKind::product_update) {
+      // The product's row says updating, with the version leaving and its time (ProductPushJob sends
+      // an update only for a product it has created).
+      const auto create = ledger_.find(LedgerKind::product_create, entry.source_key);
+      if (!create || create->state != LedgerState::created) continue;
+      LedgerEntry leaving_update = entry;
+      leaving_update.state = LedgerState::in_flight;
+      results.push_back(product_result(&*create, &leaving_update));
+      continue;
+    }
     merchant::SyncResult result = kind == merchant::SourceKind::orders     ? order_result(&entry, nullptr)
                                   : kind == merchant::SourceKind::products ? product_result(&entry, nullptr)
                                                                            : return_result(entry);

@@ -42,7 +42,10 @@ class ResultWriter {
 
   // Just before creates leave, in the commit that marks them in flight (PushJob::send_marked): their
   // rows say in_flight, so that a store restored from an older copy, which cannot know they were
-  // sent, looks them up by reference before sending them again (StoreRebuild). Only what leaves now
+  // sent, looks them up by reference before sending them again (StoreRebuild). A product update's row
+  // says updating, with the update's time: a store restored from an older copy then finds the result
+  // tables newer than itself and compares the product with the provider before its next update,
+  // rather than take its own last version as what the provider holds. Only what leaves now
   // is announced, so a kill leaves no more rows in flight than ledger entries. Each row keeps its
   // entry's ledger time, so whatever state the ledger holds next replaces it. False when the write
   // failed (logged and counted; the sends go out all the same). Awaited as flush_async is.

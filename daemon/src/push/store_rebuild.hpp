@@ -17,6 +17,9 @@
 //      such a row keeps kCreatedByAnEarlierSend: which version that send carried is not known here.
 //      An empty store's starting point becomes the oldest result's first sight, so the source tables
 //      are read again from where pushing began (the ledger recognises what was sent).
+//      A product's update is announced too (its row says updating, with the update's time), so the
+//      result tables are newer than a store that never knew the update left: the product is compared
+//      with the provider (below), whatever this store last sent.
 //      Where push_products runs, each product whose `product_sync` row holds a remote_id becomes
 //      created too, never sent again as a POST. Its row created at the version the catalog still
 //      holds, the ledger records that version's body as what the provider has (the base of its next
