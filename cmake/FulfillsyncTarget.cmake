@@ -36,7 +36,11 @@ endif()
 # instrumentation doubles the back end's (the daemon library, cold: 310 s without, 270 s with).
 # Only third-party headers: they do not change as the project does. A target precompiles them with its
 # own flags, so a header sees the same definitions it would in each source.
-option(FULFILLSYNC_PRECOMPILE_HEADERS "Precompile the common headers of each larger target" ON)
+# Off by default: with GCC 12 and them precompiled, the AddressSanitizer tree's fulfillsyncd reported
+# simdjson's on-demand parser buffers as leaked (api_error.cpp's read_error_body, a local parser), which
+# it does not without them; not yet understood. ./dev test turns it on for the clang tree, which is
+# compiled to check its warnings and never run.
+option(FULFILLSYNC_PRECOMPILE_HEADERS "Precompile the common headers of each larger target" OFF)
 set(FULFILLSYNC_PCH_STANDARD <algorithm> <chrono> <filesystem> <functional> <map> <memory> <optional> <string>
   <string_view> <utility> <vector> <fmt/format.h>)
 set(FULFILLSYNC_PCH_ASIO <boost/asio/awaitable.hpp> <boost/asio/co_spawn.hpp> <boost/asio/io_context.hpp>
