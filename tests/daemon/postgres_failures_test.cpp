@@ -1,8 +1,9 @@
 // Failures of a PostgreSQL merchant database are values, not crashes (README "Using PostgreSQL"): a
-// server restart, a statement timeout and a read-only server are each logged, counted in
-// fulfillsync_merchant_database_errors_total and retried, and every order arrives once with its result
-// row. And, for a source read by updated_at, the age of the oldest open transaction is exported and a
-// transaction that outlasts look_back is warned of. Against a real PostgreSQL 15 server.
+// server restart, a statement timeout, a read-only server and a revoked privilege are each logged,
+// counted in fulfillsync_merchant_database_errors_total and retried, and every order arrives once
+// with its result row. And, for a source read by updated_at, the age of the oldest open transaction
+// is exported and a transaction that outlasts look_back is warned of. Against a real PostgreSQL 15
+// server.
 #include <libpq-fe.h>
 
 #include <sstream>
@@ -292,6 +293,8 @@ TEST_F(PostgresFailuresTest, AStatementTimeoutIsCountedAndRetriedUntilItsCauseGo
   shop_exec("UPDATE slow.brake_setting SET seconds = 0");
   ASSERT_TRUE(wait_for_sandbox_count("orders", 2, 20s)) << daemon->stderr_text();
   ASSERT_TRUE(wait_for_results_created(2, 10s)) << daemon->stderr_text();
+  // The log says when the failing stopped, not only that it failed.
+  EXPECT_TRUE(daemon->wait_for_stderr("push_orders: working again after", 5s)) << daemon->stderr_text();
   std::this_thread::sleep_for(500ms);
   expect_each_created_once({{"FIRST", 1}, {"SLOW", 1}});
   daemon->send_signal(SIGTERM);
@@ -353,6 +356,43 @@ TEST_F(PostgresFailuresTest, ATransactionOpenLongerThanLookBackIsExportedAndWarn
     std::this_thread::sleep_for(100ms);
   }
   EXPECT_LT(metric("fulfillsync_merchant_oldest_transaction_age_seconds").value_or(99), 1);
+  daemon->send_signal(SIGTERM);
+  EXPECT_TRUE(daemon->wait_for_exit(10s).has_value());
+}
+
+// A privilege revoked from the daemon's role (as a database administrator might, or a table made
+// after the GRANT) fails the runs that need it: counted as permission_denied, logged with the table,
+// and retried; once granted again the order goes, and the log says the job works again.
+TEST_F(PostgresFailuresTest, ARevokedPrivilegeIsCountedAsSuchAndTheOrderGoesOnceGrantedAgain) {
+  create_source_tables();
+  shop_exec("CREATE ROLE fulfillsync LOGIN; GRANT USAGE ON SCHEMA shop TO fulfillsync; "
+            "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO fulfillsync; "
+            "CREATE SCHEMA fulfillsync AUTHORIZATION fulfillsync");
+  start();
+  std::string config = read_file(config_path);
+  const std::string connection = postgres->connection_string();
+  config.replace(config.find(connection), connection.size(), connection + " user=fulfillsync");
+  write_file(config_path, config);
+  add_orders(shop.get(), "FIRST", 1);
+  auto daemon = start_run();
+  ASSERT_TRUE(wait_for_results_created(1, 20s)) << daemon->stderr_text();
+
+  shop_exec("REVOKE SELECT ON shop.fulfillsync_order_lines FROM fulfillsync");
+  add_orders(shop.get(), "LATER", 1);
+  ASSERT_TRUE(wait_for_metric(R"(fulfillsync_merchant_database_errors_total{kind="permission_denied"})", 1, 10s))
+      << daemon->stderr_text();
+  const auto logged = daemon->wait_for_stderr("permission denied for table fulfillsync_order_lines", 1s);
+  ASSERT_TRUE(logged) << daemon->stderr_text();
+  EXPECT_THAT(*logged, HasSubstr("(SQLSTATE 42501)"));
+  EXPECT_EQ(errors("other"), 0);
+  EXPECT_EQ(sandbox_count("orders"), 1);
+
+  shop_exec("GRANT SELECT ON shop.fulfillsync_order_lines TO fulfillsync");
+  ASSERT_TRUE(wait_for_sandbox_count("orders", 2, 20s)) << daemon->stderr_text();
+  ASSERT_TRUE(wait_for_results_created(2, 10s)) << daemon->stderr_text();
+  EXPECT_TRUE(daemon->wait_for_stderr("push_orders: working again after", 5s)) << daemon->stderr_text();
+  std::this_thread::sleep_for(500ms);
+  expect_each_created_once({{"FIRST", 1}, {"LATER", 1}});
   daemon->send_signal(SIGTERM);
   EXPECT_TRUE(daemon->wait_for_exit(10s).has_value());
 }

@@ -13,6 +13,7 @@ std::string_view to_string(DatabaseFailure failure) {
     case DatabaseFailure::unreachable: return "unreachable";
     case DatabaseFailure::statement_timeout: return "statement_timeout";
     case DatabaseFailure::read_only: return "read_only";
+    case DatabaseFailure::permission_denied: return "permission_denied";
     case DatabaseFailure::other: return "other";
   }
   FULFILLSYNC_UNREACHABLE("every DatabaseFailure is named");

@@ -264,6 +264,7 @@ DatabaseFailure classify(const PGconn* connection, const char* sqlstate) {
   }
   if (state == "57014") return DatabaseFailure::statement_timeout;  // query_canceled
   if (state == "25006") return DatabaseFailure::read_only;          // read_only_sql_transaction
+  if (state == "42501") return DatabaseFailure::permission_denied;  // insufficient_privilege
   return DatabaseFailure::other;
 }
 

@@ -9,7 +9,8 @@ MerchantDatabaseMetrics::MerchantDatabaseMetrics(prometheus::Registry& registry)
                   .Name("fulfillsync_merchant_database_errors_total")
                   .Help("Failures of the merchant database, by kind: connection_lost (a server restart, the "
                         "network), unreachable (the connection could not be opened again), statement_timeout, "
-                        "read_only (a write refused by a read-only replica or a server in recovery), other. "
+                        "read_only (a write refused by a read-only replica or a server in recovery), "
+                        "permission_denied (a privilege the daemon's role lacks), other. "
                         "Those the connection retried by itself are counted too.")
                   .Register(registry)),
       reopens_(prometheus::BuildCounter()
@@ -36,7 +37,7 @@ MerchantDatabaseMetrics::MerchantDatabaseMetrics(prometheus::Registry& registry)
                      .Register(registry)) {
   for (const auto failure : {merchant::DatabaseFailure::connection_lost, merchant::DatabaseFailure::unreachable,
                              merchant::DatabaseFailure::statement_timeout, merchant::DatabaseFailure::read_only,
-                             merchant::DatabaseFailure::other}) {
+                             merchant::DatabaseFailure::permission_denied, merchant::DatabaseFailure::other}) {
     errors_.Add({{"kind", std::string(merchant::to_string(failure))}});
   }
 }

@@ -145,6 +145,11 @@ asio::awaitable<JobRun> Scheduler::run_once(Slot& slot, std::string* error) {
   figures.settled += run.settled;
   ++figures.runs;
   figures.failed_runs += run.ok ? 0 : 1;
+  if (run.ok && figures.failed_in_a_row > 0) {
+    // The error lines said it failed; without this one, a log read later cannot tell when it stopped.
+    spdlog::info("{}: working again after {} failed run{}", slot.job->name(), figures.failed_in_a_row,
+                 figures.failed_in_a_row == 1 ? "" : "s");
+  }
   figures.failed_in_a_row = run.ok ? 0 : figures.failed_in_a_row + 1;
   figures.last_run_seconds = std::chrono::duration<double>(took).count();
   if (run.ok) figures.last_success = std::chrono::system_clock::now();

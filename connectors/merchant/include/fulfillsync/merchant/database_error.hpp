@@ -18,7 +18,8 @@ enum class DatabaseFailure {
   unreachable,        // the connection could not be opened (again)
   statement_timeout,  // a statement ran longer than statement_timeout (a lock held by another session)
   read_only,          // a write refused: the server is a read-only replica, in recovery, or set read only
-  other,              // anything else: a missing table, a privilege, a constraint
+  permission_denied,  // a privilege the daemon's role lacks (revoked, or a table made after its GRANT)
+  other,              // anything else: a missing table, a constraint
 };
 
 std::string_view to_string(DatabaseFailure failure);
