@@ -71,6 +71,17 @@ class PostgresFailuresTest : public SyncFixture {
     write_file(config_path, config);
   }
 
+  // After start(): the daemon connects as the role `fulfillsync`, with only what it needs (the source
+  // tables read, its result schema owned), not as the server's superuser.
+  void run_as_a_role_of_its_own() {
+  shop_exec("CREATE ROLE fulfillsync LOGIN; GRANT USAGE ON SCHEMA shop TO fulfillsync; "
+            "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO fulfillsync; "
+            "CREATE SCHEMA fulfillsync AUTHORIZATION fulfillsync");
+  std::string config = read_file(config_path);
+  const std::string connection = postgres->connection_string();
+  config.replace(config.find(connection), connection.size(), connection + " user=fulfillsync");
+  write_file(config_path, config);
+  }
   // Starts `run` and waits for its metrics endpoint.
   std::unique_ptr<ChildProcess> start_run() {
     auto running = start_daemon(metrics_port);
@@ -365,14 +376,8 @@ TEST_F(PostgresFailuresTest, ATransactionOpenLongerThanLookBackIsExportedAndWarn
 // and retried; once granted again the order goes, and the log says the job works again.
 TEST_F(PostgresFailuresTest, ARevokedPrivilegeIsCountedAsSuchAndTheOrderGoesOnceGrantedAgain) {
   create_source_tables();
-  shop_exec("CREATE ROLE fulfillsync LOGIN; GRANT USAGE ON SCHEMA shop TO fulfillsync; "
-            "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO fulfillsync; "
-            "CREATE SCHEMA fulfillsync AUTHORIZATION fulfillsync");
   start();
-  std::string config = read_file(config_path);
-  const std::string connection = postgres->connection_string();
-  config.replace(config.find(connection), connection.size(), connection + " user=fulfillsync");
-  write_file(config_path, config);
+  run_as_a_role_of_its_own();
   add_orders(shop.get(), "FIRST", 1);
   auto daemon = start_run();
   ASSERT_TRUE(wait_for_results_created(1, 20s)) << daemon->stderr_text();
@@ -401,14 +406,8 @@ TEST_F(PostgresFailuresTest, ARevokedPrivilegeIsCountedAsSuchAndTheOrderGoesOnce
 // but left out, and the log says what to grant.
 TEST_F(PostgresFailuresTest, ARoleThatCannotSeeOtherTransactionsSaysSo) {
   create_source_tables(/*change_xid=*/false);
-  shop_exec("CREATE ROLE fulfillsync LOGIN; GRANT USAGE ON SCHEMA shop TO fulfillsync; "
-            "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO fulfillsync; "
-            "CREATE SCHEMA fulfillsync AUTHORIZATION fulfillsync");
   start("50ms", "", "  look_back: 1s\n");
-  std::string config = read_file(config_path);
-  const std::string connection = postgres->connection_string();
-  config.replace(config.find(connection), connection.size(), connection + " user=fulfillsync");
-  write_file(config_path, config);
+  run_as_a_role_of_its_own();
   auto daemon = start_run();
   ASSERT_TRUE(daemon->wait_for_stderr("cannot see other roles' transactions", 10s)) << daemon->stderr_text();
   EXPECT_EQ(metric("fulfillsync_merchant_oldest_transaction_visible"), 0);
