@@ -696,6 +696,10 @@ int main(int argc, char** argv) {
   // SQLite's memory statistics take a global mutex on every allocation it makes, and nothing here
   // reads them; set before any connection opens (afterwards the call is refused and changes nothing).
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  // A statement that changes many rows inside a transaction (a page of ledger transitions) keeps its
+  // pages' old images in case it fails, in memory up to this size and then in a temporary file: at
+  // SQLite's default of 64 KiB, a page of 100 keys spilled, a file created, written and deleted each time.
+  sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 1024 * 1024);
   const std::vector<std::string> args(argv + 1, argv + argc);
   std::string error;
   const auto line = parse_command_line(args, error);
