@@ -19,7 +19,8 @@
 //      the ratios of the daemon to the fastest peer (targets: 4 times its orders/s, a fifth of its CPU
 //      per order) and the machine's ceiling, cores / (daemon + sandbox CPU per order) (target: the
 //      daemon at 80% of it or more). A peer that is not installed is reported as skipped.
-// Scenario 1 prints that ceiling too. Targets are printed as met or missed, never asserted.
+// Scenario 1 prints that ceiling too, and one core's bound, 1 / daemon CPU per order: the daemon's
+// loop is one thread. Targets are printed as met or missed, never asserted.
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
 //                   [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--rounds N]
@@ -135,10 +136,19 @@ Ceiling ceiling_of(double client_us_per_order, double sandbox_us_per_order) {
 
 constexpr double kCeilingShareTarget = 0.80;
 
+// The daemon's loop is one thread: it cannot go faster than one core spent at its CPU per order,
+// which caps its share of the ceiling at (daemon + sandbox) / (cores x daemon) whatever else it does.
+double one_core_bound(double daemon_us_per_order) { return 1e6 / daemon_us_per_order; }
+
 std::string describe_ceiling(const Ceiling& ceiling, double daemon_us, double sandbox_us, double per_second) {
-  return fmt::format("{} cores / ({:.0f} + {:.0f} us) = {:.0f} orders/s; the daemon's {:.0f} orders/s is {:.0f}% of it",
-                     ceiling.cores, daemon_us, sandbox_us, ceiling.orders_per_second, per_second,
-                     per_second / ceiling.orders_per_second * 100);
+  const double one_core = one_core_bound(daemon_us);
+  return fmt::format(
+      "{} cores / ({:.0f} + {:.0f} us) = {:.0f} orders/s; the daemon's {:.0f} orders/s is {:.0f}% of it.\n"
+      "one core's bound, 1 / {:.0f} us = {:.0f} orders/s (the daemon's loop is one thread): reached {:.0f}%; "
+      "at this CPU per order a single thread reaches at most {:.0f}% of the ceiling",
+      ceiling.cores, daemon_us, sandbox_us, ceiling.orders_per_second, per_second,
+      per_second / ceiling.orders_per_second * 100, daemon_us, one_core, per_second / one_core * 100,
+      std::min(1.0, one_core / ceiling.orders_per_second) * 100);
 }
 
 bool check_complete(const OnceRun& run, long count, Report& report) {
@@ -186,6 +196,10 @@ void run_throughput(const Options& options, Report& report) {
                          ceiling.orders_per_second),
              fmt::format(">= {:.0f}%", kCeilingShareTarget * 100),
              complete && per_second >= kCeilingShareTarget * ceiling.orders_per_second);
+  report.add("1. share of one core's bound (1 / daemon CPU per order)",
+             fmt::format("{:.0f}% of {:.0f} orders/s", per_second / one_core_bound(daemon_us) * 100,
+                         one_core_bound(daemon_us)),
+             "-", std::nullopt);
 }
 
 // --- 7. the peers, timed beside the daemon ---------------------------------------------------------
