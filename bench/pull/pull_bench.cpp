@@ -18,7 +18,7 @@
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S]
 //                   [--budget-warmup S] [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S]
-//                   [--trickle-warmup S] [--trickle-pull-interval MINUTES] [--quick]
+//                   [--trickle-warmup S] [--trickle-pull-interval MINUTES] [--trickle-mark-batch N] [--quick]
 //                   [--only calls|throughput|budget|trickle]
 #include <signal.h>
 #include <unistd.h>
@@ -72,6 +72,7 @@ struct Options {
   long trickle_seconds = 0;
   long trickle_warmup = 0;
   long trickle_pull_minutes = 2;  // pull_shipments' default interval
+  long trickle_mark_batch = 100;   // mark_tracking's default batch_size
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
@@ -460,16 +461,17 @@ void run_budget(const Options& options, Report& report) {
 // (its 30m would be 30 s). The pushes keep their real-time interval: a create is one call however
 // often they poll. Nothing here has returns or watched lots.
 // `pull_minutes`: pull_shipments' interval in simulated minutes (its default, 2, unless
-// --trickle-pull-interval asks for another, to show what a longer one saves). Job figures are saved
-// each second, so that `status` counts the windows read; the sweeps are logged at info.
-WorldOptions trickle_world(long pull_minutes) {
+// --trickle-pull-interval asks for another, to show what a longer one saves); `mark_batch`:
+// mark_tracking's batch_size (its default, 100, unless --trickle-mark-batch asks for another). Job
+// figures are saved each second, so that `status` counts the windows read; the sweeps are logged at info.
+WorldOptions trickle_world(long pull_minutes, long mark_batch) {
   WorldOptions world;
   world.jobs = fmt::format(
       "    pull_shipments: {{interval: {}s}}\n"
-      "    mark_tracking: {{interval: 167ms, batch_wait: 5s, sweep_interval: 1m}}\n"
+      "    mark_tracking: {{interval: 167ms, batch_size: {}, batch_wait: 5s, sweep_interval: 1m}}\n"
       "    pull_returns: {{interval: 5s}}\n"
       "    pull_lots: {{interval: 15s}}\n",
-      pull_minutes);
+      pull_minutes, mark_batch);
   world.sync = "  progress_interval: 1s\n";
   world.clock_speed = kCallsClockSpeed;
   world.daemon_log_level = "info";
@@ -491,7 +493,7 @@ void run_trickle(const Options& options, Report& report) {
              "{} s ==\n",
              options.trickle_rate, kCallsClockSpeed, options.trickle_seconds, options.trickle_seconds,
              options.trickle_warmup);
-  World world(options.bin_dir, trickle_world(options.trickle_pull_minutes));
+  World world(options.bin_dir, trickle_world(options.trickle_pull_minutes, options.trickle_mark_batch));
   world.start_sandbox();
   const auto daemon = world.start_daemon("run");
   OrderWriter writer(world.merchant());
@@ -576,11 +578,13 @@ void run_trickle(const Options& options, Report& report) {
 constexpr const char* kUsage =
     "Usage: pull_bench [--orders N] [--shipments M] [--rate-limit L] [--budget-window S] [--budget-warmup S]\n"
     "                  [--calls-cap-seconds S] [--trickle-rate R] [--trickle-seconds S] [--trickle-warmup S]\n"
-    "                  [--trickle-pull-interval MINUTES] [--quick] [--only calls|throughput|budget|trickle]\n"
+    "                  [--trickle-pull-interval MINUTES] [--trickle-mark-batch N] [--quick]\n"
+    "                  [--only calls|throughput|budget|trickle]\n"
     "defaults: --orders 10000 --shipments 50000 --rate-limit 600 --budget-window 60 --budget-warmup 10\n"
     "          --trickle-rate 50 (orders a minute) --trickle-seconds 200 --trickle-warmup 80 (a second is a\n"
     "          minute at the sandbox's 60x clock: past the warm-up, orders shipped an hour earlier change again)\n"
     "          --trickle-pull-interval 2 (pull_shipments' interval in simulated minutes: its default)\n"
+    "          --trickle-mark-batch 100 (mark_tracking's batch_size: its default)\n"
     "--quick: --orders 2000 --shipments 10000 --rate-limit 300 --budget-window 30 --trickle-seconds 100\n"
     "         --trickle-warmup 40 (explicit options win)\n";
 
@@ -607,6 +611,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       trickle_seconds = positive(name, value);
     } else if (name == "--trickle-pull-interval") {
       options.trickle_pull_minutes = positive(name, value);
+    } else if (name == "--trickle-mark-batch") {
+      options.trickle_mark_batch = positive(name, value);
     } else if (name == "--trickle-warmup") {
       trickle_warmup = positive(name, value);
     } else if (name == "--only") {
