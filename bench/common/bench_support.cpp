@@ -221,8 +221,10 @@ void World::start_sandbox() {
 }
 
 std::unique_ptr<ChildProcess> World::start_daemon(const std::string& command, const std::string& log_name) {
+  std::vector<std::string> argv = options_.daemon_wrapper;
+  argv.insert(argv.end(), {(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command});
   return std::make_unique<ChildProcess>(ChildProcess::Options{
-      .argv = {(bin_dir_ / "fulfillsyncd").string(), "--config", config_.string(), command},
+      .argv = std::move(argv),
       .stdout_file = dir_.path() / (log_name + ".out"),
       .stderr_file = dir_.path() / (log_name + ".err")});
 }

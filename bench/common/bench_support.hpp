@@ -113,6 +113,8 @@ struct WorldOptions {
   std::string daemon_log_level = "warn";
   // YAML under metrics, indented by two spaces.
   std::string metrics = "  enabled: false\n";
+  // A command the daemon is started under (valgrind and its options, say); empty: started directly.
+  std::vector<std::string> daemon_wrapper;
 };
 
 // One scenario's world: a temp dir with a merchant database (the contract's reference DDL, as a shop

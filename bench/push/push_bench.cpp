@@ -1,5 +1,5 @@
 // The push path end to end: fulfillsyncd reads orders from a merchant's SQLite file and creates them
-// at fulfillsync-sandbox on loopback, with rate limiting and faults off. Five figures:
+// at fulfillsync-sandbox on loopback, with rate limiting and faults off. Eight figures:
 //   1. throughput of `fulfillsyncd once` over N seeded orders (target 1,000 orders/s or more), with
 //      the daemon's CPU per order;
 //   2. API calls per created order (target 1.01 or fewer), by route;
@@ -18,14 +18,16 @@
 //      per order (user + system of its process), peak RSS, and the sandbox's CPU per order meanwhile;
 //      the ratios of the daemon to the fastest peer (targets: 4 times its orders/s, a fifth of its CPU
 //      per order) and the machine's ceiling, cores / (daemon + sandbox CPU per order) (target: the
-//      daemon at 80% of it or more). A peer that is not installed is reported as skipped.
+//      daemon at 80% of it or more). A peer that is not installed is reported as skipped;
+//   8. the instructions `once` runs per created order, counted by callgrind over N and 3N orders
+//      (skipped without valgrind): a figure that does not move with the machine's load.
 // Scenario 1 prints that ceiling too, and one core's bound, 1 / daemon CPU per order: the daemon's
 // loop is one thread. Targets are printed as met or missed, never asserted.
 // Each scenario has its own temp dir, merchant database, checkpoint store and sandbox.
 // Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]
 //                   [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--rounds N]
-//                   [--peer-in-flight 8,32] [--quick]
-//                   [--only throughput|peers|calls|memory|latency|restart|rebuild]
+//                   [--peer-in-flight 8,32] [--instruction-orders N] [--callgrind-keep DIR] [--quick]
+//                   [--only throughput|peers|calls|memory|latency|restart|rebuild|instructions]
 #include <signal.h>
 #include <unistd.h>
 
@@ -73,6 +75,8 @@ struct Options {
   bool rebuild_with_pulls = false;
   long rounds = 3;
   std::vector<long> peer_in_flight{8, 32};
+  long instruction_orders = 1'000;
+  fs::path callgrind_keep;  // empty: the profiles are removed with their runs
   std::string only;  // empty: every scenario
   fs::path bin_dir;
 };
@@ -425,6 +429,67 @@ void run_peers(const Options& options, Report& report) {
              fmt::format("<= {:.1f}x", kPeerCpuTarget), cpu <= kPeerCpuTarget);
 }
 
+// --- 8. instructions per created order, counted by callgrind ---------------------------------------
+
+// The instructions `fulfillsyncd once` ran in user space over `count` seeded orders, counted by
+// callgrind (the kernel's are not). Repeatable for the same binary and rows whatever else the machine
+// is doing, where the CPU time of one run moves by a third: it shows a cut of a few per cent.
+std::uint64_t instructions_of_once(const Options& options, const fs::path& valgrind, long count) {
+  const fulfillsync::testing::TempDir profiles;
+  const fs::path profile = profiles / "callgrind.out";
+  WorldOptions jobs = tuned_jobs();
+  jobs.daemon_wrapper = {valgrind.string(), "--tool=callgrind", "--callgrind-out-file=" + profile.string()};
+  World world(options.bin_dir, jobs);
+  seed_timed(world, "INSN-", count);
+  world.start_sandbox();
+  const Stats before = read_stats(world.sandbox());
+  const auto daemon = world.start_daemon("once");
+  // callgrind runs the daemon some fifty times slower.
+  const auto status = daemon->wait_for_exit(120s + std::chrono::milliseconds(100 * count));
+  if (!status) throw world.failure("fulfillsyncd once under callgrind did not finish");
+  const std::uint64_t created = read_stats(world.sandbox()).orders_created - before.orders_created;
+  if (*status != 0 || created != static_cast<std::uint64_t>(count)) {
+    throw world.failure(fmt::format("fulfillsyncd once under callgrind exited with status {} and created {} of {} "
+                                    "orders", *status, created, count));
+  }
+  const std::string text = read_file(profile);
+  const std::size_t totals = text.rfind("\ntotals: ");
+  if (totals == std::string::npos) throw std::runtime_error("callgrind wrote no totals to " + profile.string());
+  const std::uint64_t instructions = std::stoull(text.substr(totals + 9));
+  if (!options.callgrind_keep.empty()) {
+    fs::create_directories(options.callgrind_keep);
+    const fs::path kept = options.callgrind_keep / fmt::format("callgrind.once-{}", count);
+    fs::copy_file(profile, kept, fs::copy_options::overwrite_existing);
+    fmt::print("kept the profile as {}\n", kept.string());
+  }
+  return instructions;
+}
+
+// Two runs, of N and 3N orders: the difference is what each further order costs, the rest what a run
+// costs whatever its size (opening the stores, loading the CA certificates, the last pulls).
+void run_instructions(const Options& options, Report& report) {
+  const long small = options.instruction_orders;
+  const long large = 3 * small;
+  fmt::print("\n== 8. instructions per created order: `fulfillsyncd once` under callgrind over {} and {} orders ==\n",
+             small, large);
+  const auto valgrind = find_program("valgrind");
+  if (!valgrind) {
+    report.note("8. skipped: valgrind is not installed (apt-get install valgrind)");
+    return;
+  }
+  const std::uint64_t of_small = instructions_of_once(options, *valgrind, small);
+  const std::uint64_t of_large = instructions_of_once(options, *valgrind, large);
+  const double per_order = static_cast<double>(of_large - std::min(of_large, of_small)) / (large - small);
+  const double fixed = static_cast<double>(of_small) - per_order * small;
+  fmt::print("{} orders: {} instructions; {} orders: {} instructions\n", small, of_small, large, of_large);
+  fmt::print("each further order: {:.0f} instructions; a run whatever its size: {:.0f} million\n", per_order,
+             fixed / 1e6);
+  report.add("8. instructions per created order (callgrind, user space)", fmt::format("{:.0f}", per_order), "-",
+             std::nullopt);
+  report.add("8. instructions a run costs whatever its size", fmt::format("{:.0f} million", fixed / 1e6), "-",
+             std::nullopt);
+}
+
 void run_calls(const Options& options, Report& report) {
   fmt::print("\n== 2. API calls per created order: `fulfillsyncd once` over {} orders, no faults ==\n", options.orders);
   World world(options.bin_dir, tuned_jobs());
@@ -688,16 +753,19 @@ void run_rebuild(const Options& options, Report& report) {
 constexpr const char* kUsage =
     "Usage: push_bench [--orders N] [--memory-rows N] [--memory-cap-seconds S] [--latency-seconds S]\n"
     "                  [--latency-rate R] [--rebuild-orders N] [--with-pulls yes] [--rounds N]\n"
-    "                  [--peer-in-flight 8,32] [--quick]\n"
-    "                  [--only throughput|peers|calls|memory|latency|restart|rebuild]\n"
+    "                  [--peer-in-flight 8,32] [--instruction-orders N] [--callgrind-keep DIR] [--quick]\n"
+    "                  [--only throughput|peers|calls|memory|latency|restart|rebuild|instructions]\n"
     "--rounds: rounds of the peers' comparison (default 3); --peer-in-flight: the Node.js peer's requests in\n"
     "flight, one contender each (default 8,32)\n"
-    "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 --rounds 1 (explicit options win)\n";
+    "--instruction-orders: the smaller of the two runs under callgrind (default 1000; the other is 3 times it);\n"
+    "--callgrind-keep: a directory to keep their profiles in, for callgrind_annotate\n"
+    "--quick: --orders 5000 --memory-rows 100000 --latency-seconds 10 --rounds 1 --instruction-orders 500\n"
+    "(explicit options win)\n";
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options options;
   options.bin_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  std::optional<long> orders, memory_rows, latency_seconds, rounds;
+  std::optional<long> orders, memory_rows, latency_seconds, rounds, instruction_orders;
   const auto parsed = parse_command_line(argc, argv, kUsage, [&](const std::string& name, const std::string& value) {
     if (name == "--orders") {
       orders = positive(name, value);
@@ -723,10 +791,15 @@ std::optional<Options> parse_options(int argc, char** argv) {
         options.peer_in_flight.push_back(positive(name, value.substr(start, comma - start)));
         start = comma + 1;
       }
+    } else if (name == "--instruction-orders") {
+      instruction_orders = positive(name, value);
+    } else if (name == "--callgrind-keep") {
+      options.callgrind_keep = value;
     } else if (name == "--only") {
       if (value != "throughput" && value != "peers" && value != "calls" && value != "memory" && value != "latency" &&
-          value != "restart" && value != "rebuild") {
-        throw std::runtime_error("--only takes throughput, peers, calls, memory, latency, restart or rebuild");
+          value != "restart" && value != "rebuild" && value != "instructions") {
+        throw std::runtime_error(
+            "--only takes throughput, peers, calls, memory, latency, restart, rebuild or instructions");
       }
       options.only = value;
     } else {
@@ -740,6 +813,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
   options.memory_rows = memory_rows.value_or(quick ? 100'000 : 1'000'000);
   options.latency_seconds = latency_seconds.value_or(quick ? 10 : 30);
   options.rounds = rounds.value_or(quick ? 1 : 3);
+  options.instruction_orders = instruction_orders.value_or(quick ? 500 : 1'000);
   return options;
 }
 
@@ -753,5 +827,6 @@ int main(int argc, char** argv) {
                               {"memory", run_memory},
                               {"latency", run_latency},
                               {"restart", run_restart},
-                              {"rebuild", run_rebuild}});
+                              {"rebuild", run_rebuild},
+                              {"instructions", run_instructions}});
 }
