@@ -448,6 +448,51 @@ TEST_F(OutboundLedgerTest, CountingCostsTheSameHoweverManyEntriesTheLedgerKeeps)
   EXPECT_LE(many, few + 20) << many << " steps to count 20,000 entries against " << few << " for 100";
 }
 
+// A statement over a page of entries is written for a few page sizes: a page of one entry does about
+// one entry's work, not that of a full page whose absent rows are each looked up.
+TEST_F(OutboundLedgerTest, APageOfOneEntryCostsAboutOneEntry) {
+  SQLite::Database& db = store->database();
+  std::vector<std::string> keys;
+  for (int i = 0; i <= 100; ++i) {
+    keys.push_back(fmt::format("R-{}", i));
+    ASSERT_EQ(ledger.offer(kOrder, keys.back(), "h", "{}"), Offer::queued);
+  }
+  const std::span<const std::string> one(keys.data(), 1);
+  const std::span<const std::string> full_page(keys.data() + 1, 100);
+  ASSERT_EQ(full_page.size(), OutboundLedger::kRowsPerStatement);
+  const auto views = [](std::span<const std::string> of) { return std::vector<std::string_view>(of.begin(), of.end()); };
+  const auto answers = [](std::span<const std::string> of) {
+    std::vector<OutboundLedger::Created> created;
+    for (const std::string& key : of) created.push_back({.source_key = key, .remote_id = 7, .remote_status = "Processing", .remote_created_at = ""});
+    return created;
+  };
+  const auto entries = [&](std::span<const std::string> of) {
+    std::vector<LedgerEntry> found;
+    for (const std::string& key : of) found.push_back(*ledger.find(kOrder, key));
+    return found;
+  };
+  // The steps of each statement for a page of `keys`, moving them from pending to created.
+  const auto steps_of = [&](std::span<const std::string> page) {
+    std::map<std::string, long> steps;
+    steps["held_versions"] = vm_steps_of(db, [&] { EXPECT_EQ(ledger.held_versions(kOrder, page).size(), page.size()); });
+    const auto leaving = views(page);
+    steps["mark_in_flight"] = vm_steps_of(db, [&] { ledger.mark_in_flight(kOrder, leaving); });
+    const auto created = answers(page);
+    steps["mark_created"] = vm_steps_of(db, [&] { ledger.mark_created(kOrder, created); });
+    const auto settled = entries(page);
+    steps["mark_results_written"] = vm_steps_of(db, [&] { ledger.mark_results_written(settled); });
+    return steps;
+  };
+  const auto for_one = steps_of(one);
+  const auto for_full_page = steps_of(full_page);
+  for (const std::string& key : keys) EXPECT_EQ(ledger.find(kOrder, key)->state, LedgerState::created) << key;
+  for (const auto& [statement, steps] : for_one) {
+    // Written for the full page alone, a page of one took about as many steps as a full page.
+    EXPECT_LT(steps * 10, for_full_page.at(statement))
+        << statement << ": " << steps << " steps for one entry against " << for_full_page.at(statement) << " for 100";
+  }
+}
+
 // A store written before `applied` existed keeps its applied cancels, now named so.
 TEST(OutboundLedgerMigrationTest, CancelsCreatedBeforeVersion6AreApplied) {
   testing::TempDir dir;

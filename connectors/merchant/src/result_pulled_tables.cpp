@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fulfillsync/common/json_writer.hpp"
+#include "fulfillsync/common/sql_pages.hpp"
 
 namespace fulfillsync::merchant {
 namespace {
@@ -26,7 +27,7 @@ std::int64_t integer(const std::optional<std::string>& text) {
 
 std::string now_text() { return timestamps::format_iso8601_z(timestamps::Clock::now()); }
 
-// SKUs looked up per statement: one statement text for every lookup, unused places NULL.
+// SKUs looked up per statement (sql::PagedStatement: a short page's unused places NULL).
 constexpr std::size_t kSkusPerQuery = 100;
 
 const std::vector<std::string>& sku_parameter_names() {
@@ -103,7 +104,17 @@ struct ResultPulledTables::Writes {
         variants(db.upsert(variants_table,
                            OnConflict{.key = {"sku"}, .where = "excluded.stock_read_at >= t.stock_read_at"})),
         watched_skus_table(db.table("watched_sku_sync")),
-        watched_skus(db.upsert(watched_skus_table, std::nullopt)) {}
+        watched_skus(db.upsert(watched_skus_table, std::nullopt)),
+        // With the number of the product's variants the map holds: an order line names a product by
+        // id only when that is its one variant.
+        sku_lookup(kSkusPerQuery, [this](std::size_t skus) {
+          std::string places;
+          for (std::size_t i = 0; i < skus; ++i) places += fmt::format("{}:{}", i == 0 ? "" : ", ", sku_parameter_names()[i]);
+          return fmt::format(
+              "SELECT v.sku, v.product_id, v.inventory_id, (SELECT count(*) FROM {0} AS w WHERE w.product_id = "
+              "v.product_id) FROM {0} AS v WHERE v.sku IN ({1})",
+              variants_table, places);
+        }) {}
 
   const std::string shipments_table, tracking_table, timeline_table, lots_table, variants_table;
   const std::string order_status;
@@ -118,6 +129,7 @@ struct ResultPulledTables::Writes {
   const std::unique_ptr<RowUpsert> variants;
   const std::string watched_skus_table;
   const std::unique_ptr<RowUpsert> watched_skus;
+  const sql::PagedStatement sku_lookup;
 };
 
 ResultPulledTables::ResultPulledTables(std::unique_ptr<ResultStatements> statements)
@@ -418,21 +430,14 @@ SkuMap ResultPulledTables::sku_map(std::span<const std::string> skus) {
   ResultStatements& db = *db_;
   const std::string& table = writes_->variants_table;
   const auto& names = sku_parameter_names();
-  std::string places;
-  for (const std::string& name : names) places += (places.empty() ? ":" : ", :") + name;
-  // With the number of the product's variants the map holds: an order line names a product by id
-  // only when that is its one variant.
-  const std::string sql = fmt::format(
-      "SELECT v.sku, v.product_id, v.inventory_id, (SELECT count(*) FROM {0} AS w WHERE w.product_id = v.product_id) "
-      "FROM {0} AS v WHERE v.sku IN ({1})",
-      table, places);
   SkuMap map;
   for (std::size_t first = 0; first < skus.size(); first += kSkusPerQuery) {
+    const std::size_t count = std::min(kSkusPerQuery, skus.size() - first);
     std::vector<Named> values;
-    for (std::size_t i = 0; i < kSkusPerQuery; ++i) {
-      values.push_back({names[i], first + i < skus.size() ? SqlValue(skus[first + i]) : SqlValue(std::nullopt)});
+    for (std::size_t i = 0; i < writes_->sku_lookup.size_for(count); ++i) {
+      values.push_back({names[i], i < count ? SqlValue(skus[first + i]) : SqlValue(std::nullopt)});
     }
-    for (const auto& row : db.query(fmt::format("reading {}", table), sql, values)) {
+    for (const auto& row : db.query(fmt::format("reading {}", table), writes_->sku_lookup.for_rows(count), values)) {
       map.insert_or_assign(row[0].value_or(""), SkuMapping{.product_id = integer(row[1]),
                                                            .inventory_id = row[2] ? std::optional(integer(row[2]))
                                                                                   : std::nullopt,

@@ -1,6 +1,7 @@
 #include "fulfillsync/daemon/store/outbound_ledger.hpp"
 
 #include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/sql_pages.hpp"
 
 #include <algorithm>
 
@@ -65,7 +66,7 @@ LedgerEntry entry_from(SQLite::Statement& row) {
 }
 
 // "(?first, ...), (...)": `rows` rows of `columns` numbered parameters each, for a page of rows in
-// one statement. A short page binds the rows it lacks NULL, which matches nothing.
+// one statement (sql::PagedStatement: the rows a page lacks are left NULL, which matches nothing).
 std::string parameter_rows(std::size_t rows, std::size_t columns, std::size_t first) {
   std::string text;
   for (std::size_t row = 0; row < rows; ++row) {
@@ -180,19 +181,16 @@ std::map<std::string, std::string, std::less<>> OutboundLedger::hashes(LedgerKin
 
 std::map<std::string, OutboundLedger::HeldVersion, std::less<>> OutboundLedger::held_versions(
     LedgerKind kind, std::span<const std::string> source_keys) {
-  // A page of keys per statement, not one statement per key. One text for every page: the keys a
-  // short page lacks are bound NULL, which matches nothing.
-  static const std::string sql = [] {
-    std::string text =
-        "SELECT source_key, content_hash, state FROM outbound_ledger WHERE kind = ?1 AND source_key IN (";
-    for (std::size_t i = 0; i < kKeysPerHashLookup; ++i) text += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 2);
-    return text + ")";
-  }();
+  // A page of keys per statement, not one statement per key.
+  static const sql::PagedStatement paged(kKeysPerHashLookup, [](std::size_t keys) {
+    return "SELECT source_key, content_hash, state FROM outbound_ledger WHERE kind = ?1 AND source_key IN " +
+           parameter_rows(1, keys, 2);
+  });
   std::map<std::string, HeldVersion, std::less<>> found;
   for (std::size_t first = 0; first < source_keys.size(); first += kKeysPerHashLookup) {
-    SQLite::Statement& query = store_.prepared(sql);
-    query.bind(1, std::string(to_string(kind)));
     const std::size_t count = std::min(kKeysPerHashLookup, source_keys.size() - first);
+    SQLite::Statement& query = store_.prepared(paged.for_rows(count));
+    query.bind(1, std::string(to_string(kind)));
     for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 2), source_keys[first + i]);
     while (query.executeStep()) {
       found.emplace(query.getColumn(0).getString(),
@@ -300,13 +298,15 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::span<const std::string
   // A page of keys a statement. `+state`: found by their keys, not by the state's index (which would
   // walk every pending entry of the kind). The result is not made unwritten: the create job announces
   // its sends itself.
-  static const std::string sql = fmt::format(
-      "UPDATE outbound_ledger SET state = 'in_flight', attempts = attempts + 1, last_error = NULL, "
-      "updated_at = {0}, sent_at = {0} WHERE kind = ?1 AND +state = 'pending' AND source_key IN {1}",
-      kSqlNow, parameter_rows(1, kRowsPerStatement, 2));
+  static const sql::PagedStatement paged(kRowsPerStatement, [](std::size_t keys) {
+    return fmt::format(
+        "UPDATE outbound_ledger SET state = 'in_flight', attempts = attempts + 1, last_error = NULL, "
+        "updated_at = {0}, sent_at = {0} WHERE kind = ?1 AND +state = 'pending' AND source_key IN {1}",
+        kSqlNow, parameter_rows(1, keys, 2));
+  });
   changed(kind);
   in_pages(source_keys, [&](std::span<const std::string_view> page) {
-    SQLite::Statement& update = store_.prepared(sql);
+    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
     update.bind(1, std::string(to_string(kind)));
     for (std::size_t i = 0; i < page.size(); ++i) bind_text(update, static_cast<int>(i + 2), page[i]);
     check_moved(update.exec(), page.size(), kind, LedgerState::in_flight);
@@ -322,17 +322,19 @@ void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> crea
                         "a cancel is applied, not created (and so is a product's update)");
   // As transition() to created, a page of answers a statement. From unknown too: reconciliation found
   // the order at the provider and adopts its id. `+state`: found by their keys, not by the state's index.
-  static const std::string sql = fmt::format(
-      "WITH answer (source_key, remote_id, remote_status, remote_created_at) AS (VALUES {1}) "
-      "UPDATE outbound_ledger SET state = 'created', remote_id = answer.remote_id, "
-      "remote_status = answer.remote_status, last_error = NULL, result_pending = 1, "
-      "remote_created_at = coalesce(nullif(answer.remote_created_at, ''), outbound_ledger.remote_created_at), "
-      "updated_at = {0} FROM answer WHERE outbound_ledger.kind = ?1 AND outbound_ledger.source_key = "
-      "answer.source_key AND +outbound_ledger.state IN ('in_flight', 'unknown')",
-      kSqlNow, parameter_rows(kRowsPerStatement, 4, 2));
+  static const sql::PagedStatement paged(kRowsPerStatement, [](std::size_t rows) {
+    return fmt::format(
+        "WITH answer (source_key, remote_id, remote_status, remote_created_at) AS (VALUES {1}) "
+        "UPDATE outbound_ledger SET state = 'created', remote_id = answer.remote_id, "
+        "remote_status = answer.remote_status, last_error = NULL, result_pending = 1, "
+        "remote_created_at = coalesce(nullif(answer.remote_created_at, ''), outbound_ledger.remote_created_at), "
+        "updated_at = {0} FROM answer WHERE outbound_ledger.kind = ?1 AND outbound_ledger.source_key = "
+        "answer.source_key AND +outbound_ledger.state IN ('in_flight', 'unknown')",
+        kSqlNow, parameter_rows(rows, 4, 2));
+  });
   changed(kind);
   in_pages(created, [&](std::span<const Created> page) {
-    SQLite::Statement& update = store_.prepared(sql);
+    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
     update.bind(1, std::string(to_string(kind)));
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(2 + i * 4);
@@ -588,14 +590,16 @@ std::vector<LedgerEntry> OutboundLedger::unwritten_results(LedgerKind kind, int 
 void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) {
   // An operator's requeue from another process may have changed an entry after it was read: only
   // the version read (its updated_at and state) is noted written.
-  static const std::string sql = fmt::format(
-      "WITH written (kind, source_key, updated_at, state) AS (VALUES {}) "
-      "UPDATE outbound_ledger SET result_pending = 0 FROM written WHERE outbound_ledger.kind = written.kind AND "
-      "outbound_ledger.source_key = written.source_key AND outbound_ledger.updated_at = written.updated_at AND "
-      "outbound_ledger.state = written.state",
-      parameter_rows(kRowsPerStatement, 4, 1));
+  static const sql::PagedStatement paged(kRowsPerStatement, [](std::size_t rows) {
+    return fmt::format(
+        "WITH written (kind, source_key, updated_at, state) AS (VALUES {}) "
+        "UPDATE outbound_ledger SET result_pending = 0 FROM written WHERE outbound_ledger.kind = written.kind AND "
+        "outbound_ledger.source_key = written.source_key AND outbound_ledger.updated_at = written.updated_at AND "
+        "outbound_ledger.state = written.state",
+        parameter_rows(rows, 4, 1));
+  });
   in_pages(entries, [&](std::span<const LedgerEntry> page) {
-    SQLite::Statement& update = store_.prepared(sql);
+    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(i * 4);
       update.bind(at + 1, std::string(to_string(page[i].kind)));
