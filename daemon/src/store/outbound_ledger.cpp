@@ -65,20 +65,6 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   return entry;
 }
 
-// "(?first, ...), (...)": `rows` rows of `columns` numbered parameters each, for a page of rows in
-// one statement (sql::PagedStatement: the rows a page lacks are left NULL, which matches nothing).
-std::string parameter_rows(std::size_t rows, std::size_t columns, std::size_t first) {
-  std::string text;
-  for (std::size_t row = 0; row < rows; ++row) {
-    text += row == 0 ? "(" : ", (";
-    for (std::size_t column = 0; column < columns; ++column) {
-      text += fmt::format("{}?{}", column == 0 ? "" : ", ", first + row * columns + column);
-    }
-    text += ")";
-  }
-  return text;
-}
-
 // Calls `write(page)` for each page of up to OutboundLedger::kRowsPerStatement of `items`.
 template <typename T, typename Write>
 void in_pages(std::span<const T> items, const Write& write) {
@@ -184,7 +170,7 @@ std::map<std::string, OutboundLedger::HeldVersion, std::less<>> OutboundLedger::
   // A page of keys per statement, not one statement per key.
   static const sql::PagedStatement paged(kKeysPerHashLookup, [](std::size_t keys) {
     return "SELECT source_key, content_hash, state FROM outbound_ledger WHERE kind = ?1 AND source_key IN " +
-           parameter_rows(1, keys, 2);
+           sql::parameter_rows(1, keys, 2);
   });
   std::map<std::string, HeldVersion, std::less<>> found;
   for (std::size_t first = 0; first < source_keys.size(); first += kKeysPerHashLookup) {
@@ -302,7 +288,7 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::span<const std::string
     return fmt::format(
         "UPDATE outbound_ledger SET state = 'in_flight', attempts = attempts + 1, last_error = NULL, "
         "updated_at = {0}, sent_at = {0} WHERE kind = ?1 AND +state = 'pending' AND source_key IN {1}",
-        kSqlNow, parameter_rows(1, keys, 2));
+        kSqlNow, sql::parameter_rows(1, keys, 2));
   });
   changed(kind);
   in_pages(source_keys, [&](std::span<const std::string_view> page) {
@@ -330,7 +316,7 @@ void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> crea
         "remote_created_at = coalesce(nullif(answer.remote_created_at, ''), outbound_ledger.remote_created_at), "
         "updated_at = {0} FROM answer WHERE outbound_ledger.kind = ?1 AND outbound_ledger.source_key = "
         "answer.source_key AND +outbound_ledger.state IN ('in_flight', 'unknown')",
-        kSqlNow, parameter_rows(rows, 4, 2));
+        kSqlNow, sql::parameter_rows(rows, 4, 2));
   });
   changed(kind);
   in_pages(created, [&](std::span<const Created> page) {
@@ -596,7 +582,7 @@ void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) 
         "UPDATE outbound_ledger SET result_pending = 0 FROM written WHERE outbound_ledger.kind = written.kind AND "
         "outbound_ledger.source_key = written.source_key AND outbound_ledger.updated_at = written.updated_at AND "
         "outbound_ledger.state = written.state",
-        parameter_rows(rows, 4, 1));
+        sql::parameter_rows(rows, 4, 1));
   });
   in_pages(entries, [&](std::span<const LedgerEntry> page) {
     SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));

@@ -1,6 +1,7 @@
 #include "fulfillsync/daemon/store/tracking_mark_ledger.hpp"
 
 #include "fulfillsync/common/invariant.hpp"
+#include "fulfillsync/common/sql_pages.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -63,15 +64,24 @@ int TrackingMarkLedger::recover_interrupted() {
 }
 
 int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipments) {
-  SQLite::Statement& insert = store_.prepared(fmt::format(
-      "INSERT INTO tracking_marks (shipment_id, order_id, state, next_attempt_at, created_at, updated_at) "
-      "VALUES (?, ?, 'pending', {0}, {0}, {0}) ON CONFLICT (shipment_id) DO NOTHING",
-      kSqlNow));
+  // A page of shipments a statement: every run offers all the merchant's rows still to be marked, most
+  // of them already queued.
+  constexpr std::size_t kPage = 100;
+  static const sql::PagedStatement paged(kPage, [](std::size_t rows) {
+    return fmt::format(
+        "INSERT INTO tracking_marks (shipment_id, order_id, state, next_attempt_at, created_at, updated_at) "
+        "SELECT column1, column2, 'pending', {0}, {0}, {0} FROM (VALUES {1}) WHERE column1 IS NOT NULL "
+        "ON CONFLICT (shipment_id) DO NOTHING",
+        kSqlNow, sql::parameter_rows(rows, 2, 1));
+  });
   int added = 0;
-  for (const auto& shipment : shipments) {
-    insert.reset();
-    insert.bind(1, static_cast<int64_t>(shipment.shipment_id));
-    insert.bind(2, static_cast<int64_t>(shipment.order_id));
+  for (std::size_t first = 0; first < shipments.size(); first += kPage) {
+    const auto page = shipments.subspan(first, std::min(kPage, shipments.size() - first));
+    SQLite::Statement& insert = store_.prepared(paged.for_rows(page.size()));
+    for (std::size_t i = 0; i < page.size(); ++i) {
+      insert.bind(static_cast<int>(2 * i + 1), static_cast<int64_t>(page[i].shipment_id));
+      insert.bind(static_cast<int>(2 * i + 2), static_cast<int64_t>(page[i].order_id));
+    }
     added += insert.exec();
   }
   if (added > 0) ++writes_;

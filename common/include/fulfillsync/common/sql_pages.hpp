@@ -5,9 +5,25 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "fulfillsync/common/invariant.hpp"
 
 namespace fulfillsync::sql {
+
+// "(?first, ...), (...)": `rows` rows of `columns` numbered parameters each, for a page of rows in one
+// statement.
+inline std::string parameter_rows(std::size_t rows, std::size_t columns, std::size_t first) {
+  std::string text;
+  for (std::size_t row = 0; row < rows; ++row) {
+    text += row == 0 ? "(" : ", (";
+    for (std::size_t column = 0; column < columns; ++column) {
+      text += fmt::format("{}?{}", column == 0 ? "" : ", ", first + row * columns + column);
+    }
+    text += ")";
+  }
+  return text;
+}
 
 // The texts of one statement over a page of up to `full_page` rows, written once for each of a few page
 // sizes: the powers of two below the full page, and the full page. A page takes the smallest that holds
