@@ -460,10 +460,14 @@ TEST_F(OutboundLedgerTest, APageOfOneEntryCostsAboutOneEntry) {
   const std::span<const std::string> one(keys.data(), 1);
   const std::span<const std::string> full_page(keys.data() + 1, 100);
   ASSERT_EQ(full_page.size(), OutboundLedger::kRowsPerStatement);
-  const auto views = [](std::span<const std::string> of) { return std::vector<std::string_view>(of.begin(), of.end()); };
+  const auto views = [](std::span<const std::string> of) {
+    return std::vector<std::string_view>(of.begin(), of.end());
+  };
   const auto answers = [](std::span<const std::string> of) {
     std::vector<OutboundLedger::Created> created;
-    for (const std::string& key : of) created.push_back({.source_key = key, .remote_id = 7, .remote_status = "Processing", .remote_created_at = ""});
+    for (const std::string& key : of) {
+      created.push_back({.source_key = key, .remote_id = 7, .remote_status = "Processing", .remote_created_at = ""});
+    }
     return created;
   };
   const auto entries = [&](std::span<const std::string> of) {
@@ -474,7 +478,8 @@ TEST_F(OutboundLedgerTest, APageOfOneEntryCostsAboutOneEntry) {
   // The steps of each statement for a page of `keys`, moving them from pending to created.
   const auto steps_of = [&](std::span<const std::string> page) {
     std::map<std::string, long> steps;
-    steps["held_versions"] = vm_steps_of(db, [&] { EXPECT_EQ(ledger.held_versions(kOrder, page).size(), page.size()); });
+    steps["held_versions"] =
+        vm_steps_of(db, [&] { EXPECT_EQ(ledger.held_versions(kOrder, page).size(), page.size()); });
     const auto leaving = views(page);
     steps["mark_in_flight"] = vm_steps_of(db, [&] { ledger.mark_in_flight(kOrder, leaving); });
     const auto created = answers(page);

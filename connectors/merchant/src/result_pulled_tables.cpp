@@ -109,7 +109,9 @@ struct ResultPulledTables::Writes {
         // id only when that is its one variant.
         sku_lookup(kSkusPerQuery, [this](std::size_t skus) {
           std::string places;
-          for (std::size_t i = 0; i < skus; ++i) places += fmt::format("{}:{}", i == 0 ? "" : ", ", sku_parameter_names()[i]);
+          for (std::size_t i = 0; i < skus; ++i) {
+            places += fmt::format("{}:{}", i == 0 ? "" : ", ", sku_parameter_names()[i]);
+          }
           return fmt::format(
               "SELECT v.sku, v.product_id, v.inventory_id, (SELECT count(*) FROM {0} AS w WHERE w.product_id = "
               "v.product_id) FROM {0} AS v WHERE v.sku IN ({1})",
