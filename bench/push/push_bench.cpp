@@ -453,9 +453,10 @@ std::uint64_t instructions_of_once(const Options& options, const fs::path& valgr
                                     "orders", *status, created, count));
   }
   const std::string text = read_file(profile);
-  const std::size_t totals = text.rfind("\ntotals: ");
+  constexpr std::string_view kTotals = "\ntotals: ";
+  const std::size_t totals = text.rfind(kTotals);
   if (totals == std::string::npos) throw std::runtime_error("callgrind wrote no totals to " + profile.string());
-  const std::uint64_t instructions = std::stoull(text.substr(totals + 9));
+  const std::uint64_t instructions = std::stoull(text.substr(totals + kTotals.size()));
   if (!options.callgrind_keep.empty()) {
     fs::create_directories(options.callgrind_keep);
     const fs::path kept = options.callgrind_keep / fmt::format("callgrind.once-{}", count);

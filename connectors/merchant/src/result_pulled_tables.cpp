@@ -433,19 +433,20 @@ SkuMap ResultPulledTables::sku_map(std::span<const std::string> skus) {
   const std::string& table = writes_->variants_table;
   const auto& names = sku_parameter_names();
   SkuMap map;
-  for (std::size_t first = 0; first < skus.size(); first += kSkusPerQuery) {
-    const std::size_t count = std::min(kSkusPerQuery, skus.size() - first);
+  const sql::PagedStatement& lookup = writes_->sku_lookup;
+  lookup.for_each_page(skus, [&](std::span<const std::string> page, const std::string& sql) {
+    // Every place of the text is named, those past the page NULL.
     std::vector<Named> values;
-    for (std::size_t i = 0; i < writes_->sku_lookup.size_for(count); ++i) {
-      values.push_back({names[i], i < count ? SqlValue(skus[first + i]) : SqlValue(std::nullopt)});
+    for (std::size_t i = 0; i < lookup.size_for(page.size()); ++i) {
+      values.push_back({names[i], i < page.size() ? SqlValue(page[i]) : SqlValue(std::nullopt)});
     }
-    for (const auto& row : db.query(fmt::format("reading {}", table), writes_->sku_lookup.for_rows(count), values)) {
+    for (const auto& row : db.query(fmt::format("reading {}", table), sql, values)) {
       map.insert_or_assign(row[0].value_or(""), SkuMapping{.product_id = integer(row[1]),
                                                            .inventory_id = row[2] ? std::optional(integer(row[2]))
                                                                                   : std::nullopt,
                                                            .only_variant = integer(row[3]) == 1});
     }
-  }
+  });
   return map;
 }
 

@@ -65,15 +65,6 @@ LedgerEntry entry_from(SQLite::Statement& row) {
   return entry;
 }
 
-// Calls `write(page)` for each page of up to OutboundLedger::kRowsPerStatement of `items`.
-template <typename T, typename Write>
-void in_pages(std::span<const T> items, const Write& write) {
-  constexpr std::size_t kPage = OutboundLedger::kRowsPerStatement;
-  for (std::size_t first = 0; first < items.size(); first += kPage) {
-    write(items.subspan(first, std::min(kPage, items.size() - first)));
-  }
-}
-
 // A page moved must move every entry of it: one in another state means two writers or a logic error,
 // and carrying on could send an order twice.
 void check_moved(int changed, std::size_t page, LedgerKind kind, LedgerState to) {
@@ -173,16 +164,15 @@ std::map<std::string, OutboundLedger::HeldVersion, std::less<>> OutboundLedger::
            sql::parameter_rows(1, keys, 2);
   });
   std::map<std::string, HeldVersion, std::less<>> found;
-  for (std::size_t first = 0; first < source_keys.size(); first += kKeysPerHashLookup) {
-    const std::size_t count = std::min(kKeysPerHashLookup, source_keys.size() - first);
-    SQLite::Statement& query = store_.prepared(paged.for_rows(count));
+  paged.for_each_page(source_keys, [&](std::span<const std::string> page, const std::string& sql) {
+    SQLite::Statement& query = store_.prepared(sql);
     query.bind(1, std::string(to_string(kind)));
-    for (std::size_t i = 0; i < count; ++i) query.bind(static_cast<int>(i + 2), source_keys[first + i]);
+    for (std::size_t i = 0; i < page.size(); ++i) query.bind(static_cast<int>(i + 2), page[i]);
     while (query.executeStep()) {
       found.emplace(query.getColumn(0).getString(),
                     HeldVersion{query.getColumn(1).getString(), state_from(query.getColumn(2).getString())});
     }
-  }
+  });
   return found;
 }
 
@@ -291,8 +281,8 @@ void OutboundLedger::mark_in_flight(LedgerKind kind, std::span<const std::string
         kSqlNow, sql::parameter_rows(1, keys, 2));
   });
   changed(kind);
-  in_pages(source_keys, [&](std::span<const std::string_view> page) {
-    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
+  paged.for_each_page(source_keys, [&](std::span<const std::string_view> page, const std::string& sql) {
+    SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(to_string(kind)));
     for (std::size_t i = 0; i < page.size(); ++i) bind_text(update, static_cast<int>(i + 2), page[i]);
     check_moved(update.exec(), page.size(), kind, LedgerState::in_flight);
@@ -319,8 +309,8 @@ void OutboundLedger::mark_created(LedgerKind kind, std::span<const Created> crea
         kSqlNow, sql::parameter_rows(rows, 4, 2));
   });
   changed(kind);
-  in_pages(created, [&](std::span<const Created> page) {
-    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
+  paged.for_each_page(created, [&](std::span<const Created> page, const std::string& sql) {
+    SQLite::Statement& update = store_.prepared(sql);
     update.bind(1, std::string(to_string(kind)));
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(2 + i * 4);
@@ -584,8 +574,8 @@ void OutboundLedger::mark_results_written(std::span<const LedgerEntry> entries) 
         "outbound_ledger.state = written.state",
         sql::parameter_rows(rows, 4, 1));
   });
-  in_pages(entries, [&](std::span<const LedgerEntry> page) {
-    SQLite::Statement& update = store_.prepared(paged.for_rows(page.size()));
+  paged.for_each_page(entries, [&](std::span<const LedgerEntry> page, const std::string& sql) {
+    SQLite::Statement& update = store_.prepared(sql);
     for (std::size_t i = 0; i < page.size(); ++i) {
       const auto at = static_cast<int>(i * 4);
       update.bind(at + 1, std::string(to_string(page[i].kind)));

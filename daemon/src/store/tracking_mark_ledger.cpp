@@ -66,8 +66,7 @@ int TrackingMarkLedger::recover_interrupted() {
 int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipments) {
   // A page of shipments a statement: every run offers all the merchant's rows still to be marked, most
   // of them already queued.
-  constexpr std::size_t kPage = 100;
-  static const sql::PagedStatement paged(kPage, [](std::size_t rows) {
+  static const sql::PagedStatement paged(100, [](std::size_t rows) {
     return fmt::format(
         "INSERT INTO tracking_marks (shipment_id, order_id, state, next_attempt_at, created_at, updated_at) "
         "SELECT column1, column2, 'pending', {0}, {0}, {0} FROM (VALUES {1}) WHERE column1 IS NOT NULL "
@@ -75,15 +74,14 @@ int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipment
         kSqlNow, sql::parameter_rows(rows, 2, 1));
   });
   int added = 0;
-  for (std::size_t first = 0; first < shipments.size(); first += kPage) {
-    const auto page = shipments.subspan(first, std::min(kPage, shipments.size() - first));
-    SQLite::Statement& insert = store_.prepared(paged.for_rows(page.size()));
+  paged.for_each_page(shipments, [&](std::span<const merchant::TrackingToMark> page, const std::string& sql) {
+    SQLite::Statement& insert = store_.prepared(sql);
     for (std::size_t i = 0; i < page.size(); ++i) {
       insert.bind(static_cast<int>(2 * i + 1), static_cast<int64_t>(page[i].shipment_id));
       insert.bind(static_cast<int>(2 * i + 2), static_cast<int64_t>(page[i].order_id));
     }
     added += insert.exec();
-  }
+  });
   if (added > 0) ++writes_;
   return added;
 }

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstddef>
+#include <algorithm>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,15 @@ class PagedStatement {
   // The text for a page of `rows` rows (1 to the full page), and the rows it is written for.
   const std::string& for_rows(std::size_t rows) const { return written_for(rows).second; }
   std::size_t size_for(std::size_t rows) const { return written_for(rows).first; }
+
+  // Calls `write(page, text)` for each full page of `items` and the rest, `text` written for its size.
+  template <typename T, typename Write>
+  void for_each_page(std::span<const T> items, const Write& write) const {
+    for (std::size_t first = 0; first < items.size(); first += full_page()) {
+      const auto page = items.subspan(first, std::min(full_page(), items.size() - first));
+      write(page, for_rows(page.size()));
+    }
+  }
 
  private:
   const std::pair<std::size_t, std::string>& written_for(std::size_t rows) const {
