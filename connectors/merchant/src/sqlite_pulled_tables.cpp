@@ -37,7 +37,7 @@ class SqliteResultStatements final : public ResultStatements {
     return connection_.guarded(task, [&] {
       SQLite::Statement& query = statement(sql);
       query.reset();
-      query.clearBindings();
+      const ClearedAfterUse cleared(query);
       for (const Named& named : values) {
         bind(query, query.getIndex(fmt::format(":{}", named.name).c_str()), named.value);
       }

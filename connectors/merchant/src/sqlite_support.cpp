@@ -41,15 +41,23 @@ void bind(SQLite::Statement& statement, int index, const SqlValue& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value.value())) {
     statement.bind(index, static_cast<int64_t>(*integer));
   } else if (const auto* text = std::get_if<std::string>(&value.value())) {
-    statement.bind(index, *text);
+    statement.bindNoCopy(index, *text);
   } else {
     statement.bind(index);
   }
 }
 
+ClearedAfterUse::~ClearedAfterUse() {
+  try {
+    statement_.clearBindings();
+  } catch (const SQLite::Exception&) {
+    assert(false && "sqlite3_clear_bindings always succeeds");
+  }
+}
+
 int run(SQLite::Statement& statement, SqlValues values) {
   statement.reset();
-  statement.clearBindings();
+  const ClearedAfterUse cleared(statement);
   // Each parameter named once: none is left NULL by mistake (a name the SQL lacks throws).
   assert(static_cast<int>(values.size()) == statement.getBindParameterCount());
   for (const Named& named : values) {
@@ -77,7 +85,7 @@ int Upsert::write(SqlValues row) {
   }
   check_columns(row);
   statement_->reset();
-  statement_->clearBindings();
+  const ClearedAfterUse cleared(*statement_);
   for (std::size_t i = 0; i < row.size(); ++i) bind(*statement_, indexes_[i], row[i].value);
   return statement_->exec();
 }
@@ -88,6 +96,7 @@ std::vector<std::vector<std::string>> Upsert::run_batches(std::span<const Batch>
     std::unique_ptr<SQLite::Statement>& statement = batch_statements_[batch.sql];
     if (!statement) statement = std::make_unique<SQLite::Statement>(db_, *batch.sql);
     statement->reset();
+    const ClearedAfterUse cleared(*statement);
     int index = 0;
     for (const std::vector<Named>& row : batch.rows) {
       for (const Named& named : row) bind(*statement, ++index, named.value);

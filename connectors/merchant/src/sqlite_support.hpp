@@ -89,8 +89,23 @@ class SqliteConnection {
   sqlite::StatementCache statements_;  // finalized before db_ closes
 };
 
-// Binds `value` (sql_values.hpp) to the statement's parameter `index`.
+// Binds `value` (sql_values.hpp) to the statement's parameter `index`. Text is bound where it lies,
+// not copied: the value must outlive the statement's execution, under a ClearedAfterUse.
 void bind(SQLite::Statement& statement, int index, const SqlValue& value);
+
+// Clears a statement's bindings when it goes out of scope, so that a cached statement never keeps
+// a pointer into values that are gone (bind() does not copy text). Every use of a statement bound
+// with bind() is under one, so it starts with no values left from the last.
+class ClearedAfterUse {
+ public:
+  explicit ClearedAfterUse(SQLite::Statement& statement) : statement_(statement) {}
+  ~ClearedAfterUse();
+  ClearedAfterUse(const ClearedAfterUse&) = delete;
+  ClearedAfterUse& operator=(const ClearedAfterUse&) = delete;
+
+ private:
+  SQLite::Statement& statement_;
+};
 
 // Runs `statement` (written with `:name` parameters) again with these values, every parameter
 // named (one left out would be NULL); returns how many rows it changed.
