@@ -66,7 +66,8 @@ int TrackingMarkLedger::recover_interrupted() {
 int TrackingMarkLedger::offer(std::span<const merchant::TrackingToMark> shipments) {
   // A page of shipments a statement: every run offers all the merchant's rows still to be marked, most
   // of them already queued.
-  static const sql::PagedStatement paged(100, [](std::size_t rows) {
+  constexpr std::size_t kShipmentsPerStatement = 100;
+  static const sql::PagedStatement paged(kShipmentsPerStatement, [](std::size_t rows) {
     return fmt::format(
         "INSERT INTO tracking_marks (shipment_id, order_id, state, next_attempt_at, created_at, updated_at) "
         "SELECT column1, column2, 'pending', {0}, {0}, {0} FROM (VALUES {1}) WHERE column1 IS NOT NULL "
